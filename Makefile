@@ -1,0 +1,48 @@
+# scenebench: `make render ENV=calib N=8` and `make test` work on a fresh machine.
+# The first call creates .venv and installs the pinned dependencies; a changed
+# pyproject.toml reinstalls them.
+
+PYTHON ?= $(shell command -v python3.11 2>/dev/null || command -v python3 2>/dev/null)
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+ENV       ?= calib
+N         ?= 8
+QUALITY   ?= standard
+OUT       ?= out
+EXECUTOR  ?= local
+WORKERS   ?= auto
+DEVICE    ?= auto
+SEED      ?= 0
+STRATUM   ?= random
+NEW_RUN   ?= 0
+PYTEST_ARGS ?=
+
+.PHONY: render test bench clean deps
+
+deps: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else 1)' || \
+	  { echo "scenebench needs Python 3.11 (bpy 4.5 wheels exist only for it); found $(PYTHON). Install python3.11 or run make PYTHON=/path/to/python3.11"; exit 1; }
+	@bash scripts/ensure_system_libs.sh
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	@$(PY) -c 'import bpy, open3d, ray; assert bpy.app.version[:2] == (4, 5), bpy.app.version_string'
+	@touch $(STAMP)
+
+render: $(STAMP)
+	$(VENV)/bin/scenebench render env=$(ENV) n=$(N) render=$(QUALITY) out=$(OUT) executor=$(EXECUTOR) \
+	  workers=$(WORKERS) device=$(DEVICE) seed=$(SEED) stratum=$(STRATUM) \
+	  new_run=$(if $(filter 1 true yes,$(NEW_RUN)),true,false)
+
+test: $(STAMP)
+	$(PY) -m pytest -p no:cacheprovider $(PYTEST_ARGS)
+
+bench: $(STAMP)
+	$(PY) bench/render_overhead.py
+
+clean:
+	rm -rf $(VENV) out .pytest_cache *.egg-info

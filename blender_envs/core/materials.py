@@ -1,0 +1,54 @@
+"""Small material and lighting builders shared by environments."""
+from __future__ import annotations
+
+import math
+
+from blender_envs.core.bpy_env import bpy
+
+
+def principled(name: str, color, roughness: float = 0.6, metallic: float = 0.0):
+    mat = bpy.data.materials.new(name)
+    mat.use_nodes = True
+    bsdf = mat.node_tree.nodes["Principled BSDF"]
+    bsdf.inputs["Base Color"].default_value = (*color[:3], 1.0)
+    bsdf.inputs["Roughness"].default_value = roughness
+    bsdf.inputs["Metallic"].default_value = metallic
+    return mat
+
+
+def checker(name: str, squares_u: int, squares_v: int, dark=(0.02, 0.02, 0.02), light=(0.85, 0.85, 0.85)):
+    """A printed checkerboard over the object's 0..1 UVs: squares_u x squares_v squares."""
+    mat = bpy.data.materials.new(name)
+    mat.use_nodes = True
+    nt = mat.node_tree
+    bsdf = nt.nodes["Principled BSDF"]
+    bsdf.inputs["Roughness"].default_value = 0.8
+    uv = nt.nodes.new("ShaderNodeTexCoord")
+    mapping = nt.nodes.new("ShaderNodeMapping")
+    mapping.inputs["Scale"].default_value = (squares_u / 2.0, squares_v / 2.0, 1.0)
+    tex = nt.nodes.new("ShaderNodeTexChecker")
+    tex.inputs["Scale"].default_value = 2.0
+    tex.inputs["Color1"].default_value = (*light, 1.0)
+    tex.inputs["Color2"].default_value = (*dark, 1.0)
+    nt.links.new(uv.outputs["UV"], mapping.inputs["Vector"])
+    nt.links.new(mapping.outputs["Vector"], tex.inputs["Vector"])
+    nt.links.new(tex.outputs["Color"], bsdf.inputs["Base Color"])
+    return mat
+
+
+def sun_and_sky(scene, elevation_deg: float, azimuth_deg: float, strength: float = 3.0,
+                sky_color=(0.45, 0.6, 0.9), sky_strength: float = 0.8):
+    """A sun lamp shining from (elevation, azimuth: 0 = +y, 90 = +x) and a flat sky fill."""
+    sun = bpy.data.objects.new("sun", bpy.data.lights.new("sun", type="SUN"))
+    sun.data.energy = strength
+    sun.data.angle = math.radians(0.53)
+    # a sun lamp shines along its local -Z; rotate -Z onto the direction away from the sun
+    sun.rotation_euler = (math.radians(90.0 - elevation_deg), 0.0, math.radians(180.0 - azimuth_deg))
+    scene.collection.objects.link(sun)
+    world = bpy.data.worlds.new("world")
+    scene.world = world
+    world.use_nodes = True
+    bg = world.node_tree.nodes["Background"]
+    bg.inputs["Color"].default_value = (*sky_color, 1.0)
+    bg.inputs["Strength"].default_value = sky_strength
+    return sun

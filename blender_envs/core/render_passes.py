@@ -1,0 +1,86 @@
+"""One helper that renders a frame and returns numpy arrays.
+
+Two Cycles renders from the same camera:
+  * the beauty render (DOF, motion blur, the preset's samples) -> scene-linear RGB;
+  * the pass render (pinhole, no motion blur, a 0.01 px pixel filter, `pass_samples`)
+    -> planar depth and object index, one value per pixel centre, so depth and index
+    agree exactly with each other and with the geometry exported for the scorers.
+Compositor access is avoided altogether (the multilayer EXR of the render output holds
+every pass), which keeps this file stable across Blender's node-API changes.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from blender_envs.core.bpy_env import bpy
+from blender_envs.core.exr import channel, read_exr_channels
+from blender_envs.core.settings import RenderSettings
+
+BACKGROUND_DEPTH = 1e9  # Cycles writes ~1e10 where nothing is hit; we store +inf
+
+
+@dataclass
+class FramePasses:
+    linear_rgb: np.ndarray      # (H, W, 3) float32, scene-linear
+    depth: np.ndarray           # (H, W) float32, metres along the optical axis, inf = background
+    object_index: np.ndarray    # (H, W) int32, Blender pass_index, 0 = background
+    render_s: float             # wall time of the beauty render
+    pass_render_s: float        # wall time of the pass render
+
+
+def _render_to(scene, path: str) -> float:
+    scene.render.filepath = path
+    t0 = time.perf_counter()
+    bpy.ops.render.render(write_still=True)
+    return time.perf_counter() - t0
+
+
+def render_frame(scene, quality: RenderSettings, tmp_dir: str | None = None) -> FramePasses:
+    """Render the scene camera's current pose; returns RGB, depth and index arrays."""
+    cam = scene.camera.data
+    vl = scene.view_layers[0]
+    ims = scene.render.image_settings
+    c = scene.cycles
+    with tempfile.TemporaryDirectory(dir=tmp_dir) as tmp:
+        # beauty
+        vl.use_pass_z = False
+        vl.use_pass_object_index = False
+        c.samples = quality.samples
+        c.use_adaptive_sampling = True
+        c.use_denoising = quality.denoise
+        c.filter_width = 1.5
+        ims.file_format = "OPEN_EXR"
+        ims.color_mode = "RGB"
+        ims.color_depth = "32"  # set after file_format: switching formats resets depth
+        ims.exr_codec = "ZIP"
+        beauty_path = os.path.join(tmp, "beauty.exr")
+        render_s = _render_to(scene, beauty_path)
+        ch = read_exr_channels(beauty_path)
+        rgb = np.stack([channel(ch, k) for k in ("R", "G", "B")], axis=-1).astype(np.float32)
+
+        # passes: pinhole, static, pixel-centre samples
+        use_dof, use_mb = cam.dof.use_dof, scene.render.use_motion_blur
+        cam.dof.use_dof = False
+        scene.render.use_motion_blur = False
+        vl.use_pass_z = True
+        vl.use_pass_object_index = True
+        c.samples = quality.pass_samples
+        c.use_adaptive_sampling = False
+        c.use_denoising = False
+        c.filter_width = 0.01
+        ims.file_format = "OPEN_EXR_MULTILAYER"
+        ims.color_depth = "32"
+        ims.exr_codec = "ZIP"
+        pass_path = os.path.join(tmp, "passes.exr")
+        pass_s = _render_to(scene, pass_path)
+        cam.dof.use_dof, scene.render.use_motion_blur = use_dof, use_mb
+        ch = read_exr_channels(pass_path)
+        depth = channel(ch, "Depth.Z").astype(np.float32)
+        depth[depth >= BACKGROUND_DEPTH] = np.inf
+        index = np.rint(channel(ch, "IndexOB.X")).astype(np.int32)
+    return FramePasses(rgb, depth, index, render_s, pass_s)

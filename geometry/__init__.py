@@ -1,0 +1,1 @@
+"""Pure geometry: camera model, ray casting, surface sampling. Never imports bpy."""

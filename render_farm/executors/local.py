@@ -1,0 +1,140 @@
+"""Local executor: persistent Blender worker processes, recycled after a bounded number
+of scenes (Blender grows across many scene rebuilds), replaced when they die.
+
+Each worker imports bpy once and then takes jobs over a pipe; it sends every finished
+frame's record as soon as it exists, so a crash loses at most the frame in progress.
+"""
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import time
+import traceback
+from collections import deque
+from multiprocessing.connection import wait
+
+from render_farm.executors import JobOutcome
+from render_farm.plan import SceneJob
+
+
+def worker_main(conn, max_scenes: int, env_vars: dict[str, str], log_path: str | None) -> None:
+    """Worker process: import bpy once, then run jobs until told to stop or retired."""
+    os.environ.update(env_vars)
+    if log_path:  # Cycles prints per-tile progress on fd 1; keep it out of the user's terminal
+        os.makedirs(os.path.dirname(log_path), exist_ok=True)
+        fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        os.dup2(fd, 1)
+        os.close(fd)
+    t0 = time.perf_counter()
+    from render_farm.job import run_scene_job  # imports bpy via the env's builder lazily
+    import blender_envs.core.bpy_env  # noqa: F401  (pay the bpy import now, not in the first job)
+    conn.send(("ready", time.perf_counter() - t0))
+    done = 0
+    while done < max_scenes:
+        try:
+            msg = conn.recv()
+        except EOFError:  # the coordinator is gone
+            return
+        if msg is None:
+            return
+        job = SceneJob.model_validate(msg)
+        try:
+            run_scene_job(job, emit=lambda rec: conn.send(("record", job.key, rec.model_dump(mode="json"))))
+            conn.send(("done", job.key, None))
+        except Exception:  # noqa: BLE001 - any scene failure is recorded, never fatal
+            conn.send(("error", job.key, traceback.format_exc()))
+        done += 1
+    conn.send(("retire", None, None))
+
+
+class _Worker:
+    def __init__(self, ctx, max_scenes: int, env_vars: dict[str, str], log_path: str | None):
+        self.conn, child = ctx.Pipe()
+        self.proc = ctx.Process(target=worker_main, args=(child, max_scenes, env_vars, log_path), daemon=True)
+        self.proc.start()
+        child.close()
+        self.job: SceneJob | None = None
+        self.ready = False
+        self.startup_s: float | None = None
+
+
+class LocalExecutor:
+    def __init__(self, workers: int, max_scenes_per_worker: int, device: str):
+        self.workers = max(1, workers)
+        self.max_scenes = max(1, max_scenes_per_worker)
+        self.device = device
+        self.startup_times: list[float] = []
+        self.worker_deaths = 0
+
+    def _env_for(self, slot: int) -> dict[str, str]:
+        env = {"PYTHONHASHSEED": "0"}
+        if self.device == "gpu":  # one GPU per worker
+            env["CUDA_VISIBLE_DEVICES"] = str(slot)
+        return env
+
+    def run(self, jobs, on_record, on_outcome) -> None:
+        from render_farm.records import FrameRecord
+
+        ctx = mp.get_context("spawn")
+        queue: deque[SceneJob] = deque(jobs)
+        log_dir = os.path.join(jobs[0].run_dir, "logs") if jobs else None
+
+        def log_path(slot: int) -> str | None:
+            return os.path.join(log_dir, f"worker-{slot}.log") if log_dir else None
+
+        slots: dict[int, _Worker] = {}
+        startup_failures = 0
+        try:
+            while queue or any(w.job is not None for w in slots.values()):
+                for slot in range(min(self.workers, max(1, len(queue) + sum(w.job is not None for w in slots.values())))):
+                    if slot not in slots:
+                        slots[slot] = _Worker(ctx, self.max_scenes, self._env_for(slot), log_path(slot))
+                for w in slots.values():
+                    if w.ready and w.job is None and queue:
+                        w.job = queue.popleft()
+                        w.conn.send(w.job.model_dump(mode="json"))
+                ready = wait([w.conn for w in slots.values()] + [w.proc.sentinel for w in slots.values()])
+                for slot, w in list(slots.items()):
+                    if w.conn in ready or w.conn.poll():
+                        try:
+                            while w.conn.poll():
+                                self._handle(w, w.conn.recv(), on_record, on_outcome, queue, FrameRecord)
+                        except (EOFError, OSError):
+                            pass
+                    if not w.proc.is_alive() and not w.conn.poll():
+                        w.proc.join()
+                        if not w.ready and w.startup_s is None:
+                            startup_failures += 1
+                            if startup_failures >= 3:
+                                raise RuntimeError(
+                                    f"Blender worker processes exit before becoming ready (exit code "
+                                    f"{w.proc.exitcode}); run `python -c 'import bpy'` in the venv to see why")
+                        if w.job is not None:  # died mid-job: record it and requeue
+                            self.worker_deaths += 1
+                            job, w.job = w.job, None
+                            err = f"worker process died with exit code {w.proc.exitcode} while rendering {job.scene_id}"
+                            queue.extend(on_outcome(JobOutcome(job, False, err)))
+                        del slots[slot]
+        finally:
+            for w in slots.values():
+                try:
+                    w.conn.send(None)
+                except (OSError, BrokenPipeError):
+                    pass
+            for w in slots.values():
+                w.proc.join(timeout=10)
+                if w.proc.is_alive():
+                    w.proc.kill()
+
+    def _handle(self, w: _Worker, msg, on_record, on_outcome, queue, FrameRecord) -> None:
+        kind, _key, payload = msg if len(msg) == 3 else (msg[0], None, msg[1])
+        if kind == "ready":
+            w.ready, w.startup_s = True, payload
+            self.startup_times.append(payload)
+        elif kind == "record":
+            on_record(FrameRecord.model_validate(payload))
+        elif kind in ("done", "error"):
+            job, w.job = w.job, None
+            queue.extend(on_outcome(JobOutcome(job, kind == "done", payload)))
+        elif kind == "retire":
+            w.ready = False  # the process exits; the loop replaces it

@@ -1,0 +1,247 @@
+"""The coordinator of a render run: validate, plan, execute, record, summarise.
+
+It alone writes records.jsonl, failures.jsonl and manifest.json; workers write the
+per-frame files (atomically) and stream records back.
+"""
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+from tqdm import tqdm
+
+from blender_envs.core.device_choice import DEVICE_REQUESTS
+from blender_envs.core.settings import RenderSettings
+from blender_envs.registry import get_environment
+from render_farm import atomic
+from render_farm.contact_sheet import write_contact_sheet
+from render_farm.executors import JobOutcome, make_executor
+from render_farm.plan import STRATA, FaultPlan, SceneJob, plan_jobs
+from render_farm.records import FrameRecord
+from render_farm.store import RunStore
+
+EXECUTORS = ("local", "ray")
+
+
+class ConfigError(ValueError):
+    """A bad knob: reported as one line, before anything is written."""
+
+
+class RunConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    env: str
+    n: int
+    seed: int = 0
+    out: str = "out"
+    quality: RenderSettings
+    executor: str = "local"
+    workers: int | str = "auto"
+    device: str = "auto"
+    stratum: str = "random"
+    new_run: bool = False
+    max_scenes_per_worker: int = 8
+    max_attempts: int = Field(default=3, ge=1)
+    progress: bool = True
+    ray_address: str | None = None
+    faults: FaultPlan = Field(default_factory=FaultPlan)
+
+
+@dataclass
+class RunSummary:
+    run_dir: Path
+    frames: int
+    planned: int
+    verdicts: dict[str, int]
+    failed_scenes: list[str]
+    wall_s: float
+    rendered_now: int
+    render_s: float
+    worker_startup_s: list[float] = field(default_factory=list)
+
+    @property
+    def frames_per_s(self) -> float:
+        return self.rendered_now / self.wall_s if self.wall_s > 0 else 0.0
+
+    def line(self) -> str:
+        v = self.verdicts
+        return (f"{self.frames} frames ({v.get('accept', 0)} accepted, {v.get('reject', 0)} rejected, "
+                f"{v.get('unscored', 0)} unscored, {v.get('excluded', 0)} excluded), "
+                f"{len(self.failed_scenes)} failed scenes, {self.frames_per_s:.2f} frames/s "
+                f"({self.rendered_now} rendered in {self.wall_s:.1f} s)")
+
+
+def validate(cfg: RunConfig):
+    try:
+        env = get_environment(cfg.env)
+    except KeyError as exc:
+        raise ConfigError(str(exc)) from None
+    if cfg.n <= 0:
+        raise ConfigError(f"N must be a positive number of frames, got {cfg.n}")
+    if cfg.device not in DEVICE_REQUESTS:
+        raise ConfigError(f"unknown device {cfg.device!r}; choose one of {', '.join(DEVICE_REQUESTS)}")
+    if cfg.executor not in EXECUTORS:
+        raise ConfigError(f"unknown executor {cfg.executor!r}; choose one of {', '.join(EXECUTORS)}")
+    if cfg.stratum not in STRATA:
+        raise ConfigError(f"unknown stratum {cfg.stratum!r}; choose one of {', '.join(STRATA)}")
+    if not (cfg.workers == "auto" or (isinstance(cfg.workers, int) and cfg.workers >= 1)):
+        raise ConfigError(f"WORKERS must be a positive integer or auto, got {cfg.workers!r}")
+    _check_writable(Path(cfg.out))
+    return env
+
+
+def _check_writable(out: Path) -> None:
+    probe = out
+    while not probe.exists():
+        probe = probe.parent
+    if not probe.is_dir() or not os.access(probe, os.W_OK | os.X_OK):
+        raise ConfigError(f"OUT={out} is not writable (checked {probe})")
+    if out.exists():
+        try:
+            tempfile.TemporaryFile(dir=out).close()
+        except OSError as exc:
+            raise ConfigError(f"OUT={out} is not writable: {exc.strerror}") from None
+
+
+def resolve_workers(cfg: RunConfig) -> tuple[int, int]:
+    """(workers, threads per worker). CPU: one single-threaded worker per core, which
+    beats one multi-threaded worker on small frames where scene building is serial."""
+    cores = os.cpu_count() or 1
+    if cfg.workers != "auto":
+        workers = int(cfg.workers)
+    elif cfg.device == "gpu":
+        workers = 1
+    else:
+        workers = max(1, min(cores, 8))
+    threads = cfg.quality.threads or max(1, cores // workers)
+    return workers, threads
+
+
+def fingerprint(cfg: RunConfig, env) -> dict:
+    """What must match for a rerun to resume instead of mixing two configs."""
+    q = cfg.quality.model_dump(exclude={"threads"})
+    return {"env": cfg.env, "generator_version": env.version, "seed": cfg.seed, "quality": q}
+
+
+def _git_commit() -> str | None:
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5,
+                             cwd=Path(__file__).resolve().parents[1])
+        return out.stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def _versions() -> dict:
+    out = {"python": platform.python_version()}
+    for dist in ("scenebench", "bpy", "numpy", "open3d-cpu", "ray"):
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            out[dist] = None
+    return out
+
+
+def render(cfg: RunConfig) -> RunSummary:
+    env = validate(cfg)
+    t_start = time.perf_counter()
+    store = RunStore(Path(cfg.out) / cfg.env)
+    fp = fingerprint(cfg, env)
+    state = store.check_config(fp, cfg.new_run)
+    store.create()
+    done = store.load_records()
+    workers, threads = resolve_workers(cfg)
+    quality = cfg.quality.model_copy(update={"threads": threads})
+    jobs = plan_jobs(cfg.env, cfg.n, env.views_per_scene, cfg.stratum, set(done), root_seed=cfg.seed,
+                     run_dir=str(store.dir), quality=quality.model_dump(), device=cfg.device,
+                     faults=cfg.faults)
+    planned = sum(len(j.views) for j in jobs)
+    manifest = {
+        "fingerprint": fp,
+        "config": cfg.model_dump(mode="json"),
+        "seeds": {"root_seed": cfg.seed, "scheme": "blake2b('scenebench/<seed>/<env>/<stratum>/<scene>[/<view>]/<stage>')"},
+        "versions": _versions(),
+        "git_commit": _git_commit(),
+        "machine": {"platform": platform.platform(), "cpu_count": os.cpu_count(), "argv": sys.argv[1:]},
+        "status": "running",
+        "state": state,
+        "workers": workers,
+        "threads_per_worker": threads,
+    }
+    atomic.write_json(store.manifest_path, manifest)
+
+    failed: list[str] = []
+    rendered: list[FrameRecord] = []
+    bar = tqdm(total=planned, unit="frame", desc=cfg.env, disable=not cfg.progress or planned == 0,
+               dynamic_ncols=True, file=sys.stderr)
+
+    def on_record(rec: FrameRecord) -> None:
+        store.append_record(rec)
+        rendered.append(rec)
+        bar.update(1)
+        bar.set_postfix(accepted=sum(r.verdict == "accept" for r in rendered), refresh=False)
+
+    def on_outcome(outcome: JobOutcome) -> list[SceneJob]:
+        if outcome.ok:
+            return []
+        job = outcome.job
+        finished = {r.frame_id for r in rendered}
+        remaining = [v for v in job.views
+                     if f"{job.env}-{job.scene_id}-{v:02d}" not in finished]
+        final = job.attempt + 1 >= cfg.max_attempts or not remaining
+        store.append_failure({"scene_id": job.scene_id, "env": job.env, "attempt": job.attempt,
+                              "views": remaining, "final": final, "error": outcome.error})
+        if final:
+            if remaining:
+                failed.append(job.scene_id)
+                bar.update(len(remaining))
+            return []
+        return [job.model_copy(update={"attempt": job.attempt + 1, "views": remaining})]
+
+    executor = make_executor(cfg.executor, workers, cfg.max_scenes_per_worker, cfg.device, cfg.ray_address)
+    if jobs:
+        executor.run(jobs, on_record, on_outcome)
+    bar.close()
+
+    records = store.canonicalise_records()
+    write_contact_sheet(store.dir / "contact_sheet.jpg", [_sheet_item(store, r) for r in records],
+                        title=f"{cfg.env}: {len(records)} frames")
+    wall = time.perf_counter() - t_start
+    verdicts: dict[str, int] = {}
+    for r in records:
+        verdicts[r.verdict] = verdicts.get(r.verdict, 0) + 1
+    stage_totals: dict[str, float] = {}
+    for r in rendered:
+        for k, v in r.timings.items():
+            stage_totals[k] = stage_totals.get(k, 0.0) + v
+    summary = RunSummary(run_dir=store.dir, frames=len(records), planned=planned, verdicts=verdicts,
+                         failed_scenes=sorted(set(failed)), wall_s=wall, rendered_now=len(rendered),
+                         render_s=stage_totals.get("render_s", 0.0),
+                         worker_startup_s=list(executor.startup_times))
+    manifest.update({
+        "status": "complete" if not failed else "complete_with_failures",
+        "summary": summary.line(),
+        "verdicts": verdicts,
+        "failed_scenes": summary.failed_scenes,
+        "timings": {"wall_s": wall, "stage_totals_s": stage_totals,
+                    "worker_startup_s": summary.worker_startup_s, "worker_deaths": executor.worker_deaths},
+    })
+    atomic.write_json(store.manifest_path, manifest)
+    return summary
+
+
+def _sheet_item(store: RunStore, r: FrameRecord) -> dict:
+    lines = [r.frame_id, f"{r.verdict} · target {r.target}"]
+    if r.failing_term:
+        lines.append(f"fails: {r.failing_term}")
+    if not r.sanity.get("ok", True):
+        lines.append("; ".join(r.sanity.get("reasons", [])))
+    return {"image_path": store.dir / r.image, "label_lines": lines, "status": r.verdict}

@@ -1,0 +1,5 @@
+import sys
+
+from scenebench.cli import main
+
+sys.exit(main())

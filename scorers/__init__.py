@@ -1,0 +1,1 @@
+"""Acceptability terms, per-environment scorers, ground truth, grading. Never imports bpy."""

@@ -59,7 +59,7 @@ def ground_truth(geo: SceneGeometry, view: View, frame: RenderedFrame | None = N
         "blur_at_target_px": round(float(blur_at_target_px(pose, center)), 4),
     }
     if view.target == "card":
-        corners = card_inner_corners(geo.spec)  # type: ignore[arg-type]
+        corners = card_inner_corners(geo.spec.card)  # type: ignore[attr-defined]
         cuv, _ = project(corners, K, T)
         gt["card_corners_px"] = np.round(cuv, 4).tolist()
     if frame is not None:

@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import numpy as np
-from mathutils import Matrix
 
-from blender_envs.core.bpy_env import bpy
+from blender_envs.core.bpy_env import bpy  # first: it makes mathutils/bmesh importable
+from mathutils import Matrix  # noqa: E402
 from geometry.camera import CameraPose, blender_camera_from_pose, cv_to_blender_matrix
 
 

@@ -1,11 +1,11 @@
 """Mesh objects built from data with bmesh (no bpy.ops): boxes, cylinders, planes."""
 from __future__ import annotations
 
-import bmesh
 import numpy as np
-from mathutils import Matrix
 
-from blender_envs.core.bpy_env import bpy
+from blender_envs.core.bpy_env import bpy  # first: it makes mathutils/bmesh importable
+import bmesh  # noqa: E402
+from mathutils import Matrix  # noqa: E402
 
 
 def _link(scene, name: str, mesh, matrix, material, pass_index: int):

@@ -54,6 +54,7 @@ class _Worker:
         self.proc.start()
         child.close()
         self.job: SceneJob | None = None
+        self.eof = False
         self.ready = False
         self.startup_s: float | None = None
 
@@ -93,15 +94,16 @@ class LocalExecutor:
                     if w.ready and w.job is None and queue:
                         w.job = queue.popleft()
                         w.conn.send(w.job.model_dump(mode="json"))
-                ready = wait([w.conn for w in slots.values()] + [w.proc.sentinel for w in slots.values()])
+                ready = wait([w.conn for w in slots.values() if not w.eof] +
+                             [w.proc.sentinel for w in slots.values()])
                 for slot, w in list(slots.items()):
-                    if w.conn in ready or w.conn.poll():
+                    if not w.eof and (w.conn in ready or w.proc.sentinel in ready):
                         try:
                             while w.conn.poll():
                                 self._handle(w, w.conn.recv(), on_record, on_outcome, queue, FrameRecord)
                         except (EOFError, OSError):
-                            pass
-                    if not w.proc.is_alive() and not w.conn.poll():
+                            w.eof = True  # the worker closed its end: it has exited or is exiting
+                    if not w.proc.is_alive():
                         w.proc.join()
                         if not w.ready and w.startup_s is None:
                             startup_failures += 1

@@ -47,9 +47,8 @@ class RayExecutor:
                          runtime_env={"env_vars": {"PYTHONHASHSEED": "0"}})
             started_here = True
         try:
-            task = ray.remote(_run_collect).options(
-                num_cpus=1, num_gpus=1 if self.device == "gpu" else 0, max_calls=self.max_scenes,
-                max_retries=0)
+            task = ray.remote(num_cpus=1, num_gpus=1 if self.device == "gpu" else 0,
+                              max_calls=self.max_scenes, max_retries=0)(_run_collect)
             pending = {task.remote(j.model_dump(mode="json")): j for j in jobs}
             while pending:
                 done, _ = ray.wait(list(pending), num_returns=1)

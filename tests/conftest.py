@@ -1,0 +1,37 @@
+"""Shared fixtures: one tiny real calib run that several convention tests read."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+
+
+def preview_quality(**overrides) -> dict:
+    q = yaml.safe_load((ROOT / "configs/render/preview.yaml").read_text())
+    q.update(overrides)
+    return q
+
+
+def run_config(out, **kw):
+    from render_farm.runner import RunConfig
+
+    base = dict(env="calib", n=4, seed=0, out=str(out), quality=preview_quality(), workers=2, progress=False)
+    base.update(kw)
+    return RunConfig(**base)
+
+
+@pytest.fixture(scope="session")
+def calib_run(tmp_path_factory):
+    """8 calib frames at 128x96, 4 samples: the convention tests' shared evidence."""
+    from render_farm.runner import render
+
+    out = tmp_path_factory.mktemp("calib_run")
+    summary = render(run_config(out, n=8, quality=preview_quality(long_side_px=128)))
+    return summary.run_dir

@@ -19,13 +19,13 @@ from __future__ import annotations
 import io
 import math
 import os
-import tempfile
-from pathlib import Path
 
 import cv2
 import numpy as np
 from PIL import Image
 from pydantic import BaseModel, ConfigDict, Field
+
+from render_farm import atomic
 
 __all__ = [
     "REC709_WEIGHTS",
@@ -290,24 +290,5 @@ def process_frame(
 
 
 def write_jpeg_atomic(path: str | os.PathLike[str], data: bytes) -> None:
-    """Write via a temp file in the same directory + os.replace.
-
-    Readers (contact sheets, packagers, a resumed farm) never see a
-    half-written frame, even if the worker is killed mid-write.
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)  # mkstemp makes 0600; frames are meant to be shared
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    """Readers (contact sheets, packagers, a resumed farm) never see a half-written frame."""
+    atomic.write_bytes(path, data)

@@ -86,9 +86,11 @@ def run_scene_job(job: SceneJob, emit: Callable[[FrameRecord], None]) -> None:
     geo = SceneGeometry(spec=spec, state=state, mesh=mesh, raycaster=Raycaster(mesh))
     t_export = time.perf_counter() - t0
 
+    scene_timings = {"build_s": t_build, "export_s": t_export}
     for view_index in job.views:
         _render_view(job, env, scorer, quality, store, geo, scene, view_index,
-                     apply_camera_pose, render_frame, emit, {"build_s": t_build, "export_s": t_export})
+                     apply_camera_pose, render_frame, emit, scene_timings)
+        scene_timings = {"build_s": 0.0, "export_s": 0.0}  # counted once, on the scene's first frame
 
 
 def _draw_view(job: SceneJob, env, scorer, geo: SceneGeometry, view_index: int, attempt: int,

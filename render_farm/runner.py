@@ -5,7 +5,6 @@ per-frame files (atomically) and stream records back.
 """
 from __future__ import annotations
 
-import json
 import os
 import platform
 import subprocess

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from render_farm.isp import luminance
+from scorers.image_stats import luma
 
 __all__ = [
     "BLACK_MEAN_LUMA",
@@ -52,7 +52,7 @@ def frame_luma(img_uint8: np.ndarray) -> np.ndarray:
     if img.ndim == 2:
         return img.astype(np.float32) / 255.0
     if img.ndim == 3 and img.shape[2] in (3, 4):
-        return luminance(img[:, :, :3].astype(np.float32) / 255.0)
+        return luma(img[:, :, :3])
     raise ValueError(f"expected (H, W), (H, W, 3) or (H, W, 4), got {img.shape}")
 
 

@@ -3,9 +3,7 @@ from __future__ import annotations
 
 import ast
 import re
-from pathlib import Path
 
-import numpy as np
 import pytest
 
 from conftest import ROOT

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import sys
 import time
 import traceback
 from collections import deque
@@ -20,6 +21,9 @@ from render_farm.plan import SceneJob
 def worker_main(conn, max_scenes: int, env_vars: dict[str, str], log_path: str | None) -> None:
     """Worker process: import bpy once, then run jobs until told to stop or retired."""
     os.environ.update(env_vars)
+    # spawn copies the parent's sys.path; if the parent imported bpy, that holds bpy's
+    # own scripts/modules folder, whose `bpy` package would shadow the real module
+    sys.path[:] = [p for p in sys.path if f"{os.sep}bpy{os.sep}" not in p]
     if log_path:  # Cycles prints per-tile progress on fd 1; keep it out of the user's terminal
         os.makedirs(os.path.dirname(log_path), exist_ok=True)
         fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)

@@ -1,0 +1,1 @@
+"""Dataset export per benchmark task (Hugging Face Parquet, cards, SFT, VLMEvalKit)."""

@@ -214,21 +214,7 @@ def blender_camera_from_pose(pose: CameraPose) -> BlenderCamera:
     Landscape -> HORIZONTAL fit on sensor_width, portrait -> VERTICAL fit on sensor_height,
     so the physical focal length is used as-is and digital zoom lives in the sensor size.
     """
-    K = pose.K_array()
-    _check_square(K)
-    W, H = pose.width, pose.height
-    long_mm = pose.sensor_width_mm
-    short_mm = long_mm * min(W, H) / max(W, H)
-    lens_mm = float(K[0, 0]) * long_mm / max(W, H)
-    if pose.orientation == "landscape":
-        fit, sw, sh, scale = "HORIZONTAL", long_mm, short_mm, W
-    else:
-        fit, sw, sh, scale = "VERTICAL", short_mm, long_mm, H
-    shift_x, shift_y = _shifts(K, W, H, scale)
-    return BlenderCamera(
-        lens_mm=lens_mm, sensor_fit=fit, sensor_width_mm=sw, sensor_height_mm=sh,
-        shift_x=shift_x, shift_y=shift_y,
-    )
+    return blender_camera_from_intrinsics(pose.K_array(), pose.width, pose.height, pose.sensor_width_mm)
 
 
 def blender_camera_from_intrinsics(

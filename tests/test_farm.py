@@ -113,3 +113,14 @@ def test_ray_executor_matches_local(tmp_path):
     assert _stable_lines(ray_run.run_dir) == _stable_lines(local)
     fails = RunStore(ray_run.run_dir).load_failures()
     assert len(fails) == 1 and "InjectedFault" in fails[0]["error"]
+
+
+def test_positive_stratum_culls_before_rendering(tmp_path):
+    """Positive frames are all scorer-acceptable, and poses failing the scene-side
+    terms are rejected before any render is spent on them."""
+    s = render(run_config(tmp_path, n=4, stratum="positive"))
+    recs = [FrameRecord.model_validate_json(l) for l in (s.run_dir / "records.jsonl").read_text().splitlines()]
+    assert len(recs) == 4 and all(r.verdict == "accept" and r.stratum == "positive" for r in recs)
+    assert all(r.frame_id.startswith("calib-positive-") for r in recs)
+    assert sum(r.pose_attempts for r in recs) > sum(r.renders for r in recs)  # culling happened
+    assert sum(r.renders for r in recs) <= 6

@@ -119,7 +119,7 @@ def _render_view(job, env, scorer, quality, store, geo, scene, view_index, apply
             continue
         # -- render, phone ISP, frame-side terms
         apply_camera_pose(scene, view.pose)
-        passes = render_frame(scene, quality)
+        passes = render_frame(scene, quality, seed=cycles_seed(derive_seed(*parts, "cycles", attempt)))
         renders += 1
         t0 = time.perf_counter()
         isp_params = sample_isp_params(rng_for(*parts, "isp", attempt))

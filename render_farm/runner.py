@@ -24,7 +24,7 @@ from blender_envs.registry import get_environment
 from render_farm import atomic
 from render_farm.contact_sheet import write_contact_sheet
 from render_farm.executors import JobOutcome, make_executor
-from render_farm.plan import STRATA, FaultPlan, SceneJob, plan_jobs
+from render_farm.plan import STRATA, FaultPlan, SceneJob, frame_id_for, plan_jobs
 from render_farm.records import FrameRecord
 from render_farm.store import RunStore
 
@@ -194,7 +194,7 @@ def render(cfg: RunConfig) -> RunSummary:
         job = outcome.job
         finished = {r.frame_id for r in rendered}
         remaining = [v for v in job.views
-                     if f"{job.env}-{job.scene_id}-{v:02d}" not in finished]
+                     if frame_id_for(job.env, job.stratum, job.scene_index, v) not in finished]
         final = job.attempt + 1 >= cfg.max_attempts or not remaining
         store.append_failure({"scene_id": job.scene_id, "env": job.env, "attempt": job.attempt,
                               "views": remaining, "final": final, "error": outcome.error})

@@ -40,12 +40,18 @@ def _render_to(scene, path: str) -> float:
     return time.perf_counter() - t0
 
 
-def render_frame(scene, quality: RenderSettings, tmp_dir: str | None = None) -> FramePasses:
-    """Render the scene camera's current pose; returns RGB, depth and index arrays."""
+def render_frame(scene, quality: RenderSettings, seed: int | None = None,
+                 tmp_dir: str | None = None) -> FramePasses:
+    """Render the scene camera's current pose; returns RGB, depth and index arrays.
+
+    `seed` (Cycles' noise seed) comes from the frame's own seed, so two views of one
+    scene do not share a noise pattern and a rerun reproduces each frame exactly."""
     cam = scene.camera.data
     vl = scene.view_layers[0]
     ims = scene.render.image_settings
     c = scene.cycles
+    if seed is not None:
+        c.seed = seed
     with tempfile.TemporaryDirectory(dir=tmp_dir) as tmp:
         # beauty
         vl.use_pass_z = False

@@ -29,6 +29,8 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
+from geometry.camera import project
+
 INCH_M = 0.0254
 BLADE_WIDTH_M = 0.025
 FLUSH_MAX_DEG = 5.0          # Table 1: "tape seated flush (tilt <= 5 deg)"
@@ -163,8 +165,6 @@ def image_lean_deg(tape: TapeSpec, pose, length_m: float = 0.05) -> float:
     that is the gray zone (leaning, but not visibly so). NaN if the normal projects to
     (almost) a point or the hook is behind the camera.
     """
-    from geometry.camera import project
-
     H = np.asarray(tape.hook_point, float)
     n = _unit(tape.roof_normal)
     pts = np.stack([H, H + length_m * tape.up_array(), H + length_m * n])
@@ -265,7 +265,7 @@ def sample_tape(rng: np.random.Generator, hook_point, roof_normal, edge_dir, gap
         c_up = _rotate_about(f0, n, float(rng.uniform(0.0, 360.0)))
     return TapeSpec(
         hook_point=_as_list(H), roof_normal=_as_list(n),
-        lean_in_plane_deg=a, lean_across_deg=b,
+        lean_in_plane_deg=a + 0.0, lean_across_deg=b + 0.0,  # + 0.0: no '-0.0' in the JSON
         up=_as_list(up), facing=_as_list(facing),
         blade_length_m=round(length, 6), first_reading_in=0.0,
         case_placement=placement, case_center=_as_list(center),

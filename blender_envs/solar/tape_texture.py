@@ -70,7 +70,8 @@ def tape_blade_texture(length_in: float, px_per_inch: int = 256) -> Image.Image:
     W = int(round(BLADE_WIDTH_IN * px_per_inch))
     img = Image.new("RGB", (W, H), YELLOW)
     draw = ImageDraw.Draw(img)
-    thick = max(1, int(round(TICK_THICKNESS_IN * px_per_inch)))
+    # an even pixel count keeps each tick centred exactly on texel_v (a half-pixel row)
+    thick = max(2, 2 * int(round(TICK_THICKNESS_IN * px_per_inch / 2)))
     step = px_per_inch // 16
     n_ticks = int(np.floor(length_in * 16 + 1e-9))
     for k in range(0, n_ticks + 1):

@@ -111,8 +111,9 @@ def _render_view(job, env, scorer, quality, store, geo, scene, view_index, apply
         t0 = time.perf_counter()
         view, scene_terms = _draw_view(job, env, scorer, geo, view_index, attempt, quality.long_side_px)
         attempt += 1
+        inside = camera_inside_mesh(geo.raycaster, geo.mesh, view.pose.center)
         t_score += time.perf_counter() - t0
-        if job.stratum == "positive" and verdict_of(scene_terms) != Verdict.ACCEPT:
+        if job.stratum == "positive" and (inside or verdict_of(scene_terms) != Verdict.ACCEPT):
             if attempt >= job.max_pose_attempts:
                 raise RuntimeError(f"{frame_id}: no pose passed the scene-side terms in "
                                    f"{job.max_pose_attempts} draws")
@@ -129,7 +130,6 @@ def _render_view(job, env, scorer, quality, store, geo, scene, view_index, apply
         t0 = time.perf_counter()
         frame = RenderedFrame(image=image, depth=passes.depth, object_index=passes.object_index)
         terms = scene_terms + scorer.score_frame(geo, view, frame)
-        inside = camera_inside_mesh(geo.raycaster, geo.mesh, view.pose.center)
         sanity = check_frame(image, inside)
         verdict = verdict_of(terms) if sanity.ok else Verdict.EXCLUDED
         t_score += time.perf_counter() - t0

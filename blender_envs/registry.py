@@ -13,6 +13,7 @@ from typing import Callable
 # name -> module that defines `ENV`
 _MODULES: dict[str, str] = {
     "calib": "blender_envs.calib",
+    "tape_gap": "blender_envs.solar.tape_gap",
 }
 
 

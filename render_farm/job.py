@@ -28,19 +28,33 @@ from scorers.sanity import check_frame
 from scorers.terms import Verdict, first_failure, verdict_of
 
 
+MAX_SCENE_REDRAWS = 12      # positive stratum: scenes drawn before a slot is given up
+POSES_PER_SCENE_DRAW = 150   # ... and poses tried on each before the scene is redrawn
+
+
 class InjectedFault(RuntimeError):
     """Raised on purpose by the fault plan (tests of retry and recovery)."""
 
 
-def _seed_parts(job: SceneJob) -> tuple:
-    return ("scenebench", job.root_seed, job.env, job.stratum, job.scene_index)
+class NoAcceptablePose(RuntimeError):
+    """The positive stratum found no acceptable pose of this scene (e.g. its tape leans)."""
 
 
-def sample_spec(job: SceneJob):
+def _seed_parts(job: SceneJob, redraw: int = 0) -> tuple:
+    base = ("scenebench", job.root_seed, job.env, job.stratum, job.scene_index)
+    return base if redraw == 0 else (*base, "redraw", redraw)
+
+
+def scene_id_of(job: SceneJob, redraw: int = 0) -> str:
+    """A redrawn scene is another scene: its own id, state file and mesh."""
+    return job.scene_id if redraw == 0 else f"{job.scene_id}-r{redraw}"
+
+
+def sample_spec(job: SceneJob, redraw: int = 0):
     """The scene's spec: a pure function of the job's coordinates (no bpy)."""
     env = get_environment(job.env)
-    parts = _seed_parts(job)
-    return env.sample_scene(rng_for(*parts, "scene"), job.scene_id, derive_seed(*parts, "scene"))
+    parts = _seed_parts(job, redraw)
+    return env.sample_scene(rng_for(*parts, "scene"), scene_id_of(job, redraw), derive_seed(*parts, "scene"))
 
 
 def _inject_faults(job: SceneJob) -> None:
@@ -51,72 +65,98 @@ def _inject_faults(job: SceneJob) -> None:
         raise InjectedFault(f"injected failure in {job.scene_id} (attempt {job.attempt})")
 
 
-def run_scene_job(job: SceneJob, emit: Callable[[FrameRecord], None]) -> None:
-    """Build the scene, render the job's views, emit one record per finished frame."""
-    from blender_envs.core.camera_rig import apply_camera_pose
+def build_scene(job: SceneJob, redraw: int = 0):
+    """Sample the spec, build it in Blender, export and save its geometry.
+
+    Returns (bpy scene, SceneGeometry for the scorers, timings)."""
     from blender_envs.core.cycles_setup import configure_cycles, configure_device
     from blender_envs.core.mesh_export import export_world_triangles
-    from blender_envs.core.render_passes import render_frame
     from blender_envs.core.scene_reset import reset_scene
     from blender_envs.core.settings import RenderSettings
 
-    _inject_faults(job)
     env = get_environment(job.env)
-    scorer = env.scorer_module()
-    quality = RenderSettings.model_validate(job.quality)
     store = RunStore(job.run_dir)
-    parts = _seed_parts(job)
-
     t0 = time.perf_counter()
-    spec = sample_spec(job)
+    spec = sample_spec(job, redraw)
     scene = reset_scene()
-    configure_cycles(scene, quality, cycles_seed(derive_seed(*parts, "cycles")))
+    configure_cycles(scene, RenderSettings.model_validate(job.quality),
+                     cycles_seed(derive_seed(*_seed_parts(job, redraw), "cycles")))
     configure_device(scene, job.device)
     info = env.build_function()(scene, spec)
     t_build = time.perf_counter() - t0
 
     t0 = time.perf_counter()
     arrays = export_world_triangles(scene)
-    mesh_path = store.scene_mesh_path(job.scene_id)
+    scene_id = scene_id_of(job, redraw)
+    mesh_path = store.scene_mesh_path(scene_id)
     atomic.save_npz(mesh_path, **arrays)
-    state = SceneState(env=job.env, scene_id=job.scene_id, spec=spec.model_dump(mode="json"),
+    state = SceneState(env=job.env, scene_id=scene_id, spec=spec.model_dump(mode="json"),
                        objects=info.objects, key_points=info.key_points, meshes=store.rel(mesh_path))
-    atomic.write_text(store.scene_json_path(job.scene_id), state.model_dump_json(indent=2) + "\n")
+    atomic.write_text(store.scene_json_path(scene_id), state.model_dump_json(indent=2) + "\n")
     mesh = SceneMesh(**arrays)
     geo = SceneGeometry(spec=spec, state=state, mesh=mesh, raycaster=Raycaster(mesh))
-    t_export = time.perf_counter() - t0
+    return scene, geo, {"build_s": t_build, "export_s": time.perf_counter() - t0}
 
-    scene_timings = {"build_s": t_build, "export_s": t_export}
-    for view_index in job.views:
-        _render_view(job, env, scorer, quality, store, geo, scene, view_index,
-                     apply_camera_pose, render_frame, emit, scene_timings)
-        scene_timings = {"build_s": 0.0, "export_s": 0.0}  # counted once, on the scene's first frame
+
+def run_scene_job(job: SceneJob, emit: Callable[[FrameRecord], None]) -> None:
+    """Build the scene, render the job's views, emit one record per finished frame."""
+    from blender_envs.core.camera_rig import apply_camera_pose
+    from blender_envs.core.render_passes import render_frame
+    from blender_envs.core.settings import RenderSettings
+
+    _inject_faults(job)
+    env = get_environment(job.env)
+    remaining, redraw = list(job.views), 0
+    while remaining:
+        scene, geo, scene_timings = build_scene(job, redraw)
+        try:
+            for view_index in list(remaining):
+                _render_view(job, env, env.scorer_module(), RenderSettings.model_validate(job.quality),
+                             RunStore(job.run_dir), geo, scene, view_index, apply_camera_pose, render_frame,
+                             emit, scene_timings, redraw)
+                scene_timings = {"build_s": 0.0, "export_s": 0.0}  # counted once per build
+                remaining.remove(view_index)
+        except NoAcceptablePose:
+            redraw += 1  # rejection sampling over (scene, pose), as the paper's positive stratum
+            if redraw >= MAX_SCENE_REDRAWS:
+                raise RuntimeError(f"{job.scene_id}: no acceptable frame in {MAX_SCENE_REDRAWS} scene draws "
+                                   f"x {POSES_PER_SCENE_DRAW} poses") from None
+
+
+def scene_side_acceptance(job: SceneJob, poses_per_scene: int) -> list[list]:
+    """Scene-side terms of `poses_per_scene` random field poses of the job's scene, no
+    rendering: what the positive stratum culls on, and how its acceptance is measured."""
+    env = get_environment(job.env)
+    scorer = env.scorer_module()
+    _, geo, _ = build_scene(job)
+    long_side = int(job.quality["long_side_px"])
+    return [_draw_view(job, env, scorer, geo, view_index, 0, long_side)[1]
+            for view_index in range(poses_per_scene)]
 
 
 def _draw_view(job: SceneJob, env, scorer, geo: SceneGeometry, view_index: int, attempt: int,
-               long_side: int) -> tuple[View, list]:
-    rng = rng_for(*_seed_parts(job), view_index, "view", attempt)
+               long_side: int, redraw: int = 0) -> tuple[View, list]:
+    rng = rng_for(*_seed_parts(job, redraw), view_index, "view", attempt)
     view = env.sample_view(geo.spec, rng, view_index, long_side, attempt=attempt)
     return view, scorer.score_scene(geo, view)
 
 
 def _render_view(job, env, scorer, quality, store, geo, scene, view_index, apply_camera_pose,
-                 render_frame, emit, scene_timings) -> None:
+                 render_frame, emit, scene_timings, redraw: int = 0) -> None:
     frame_id = frame_id_for(job.env, job.stratum, job.scene_index, view_index)
-    parts = (*_seed_parts(job), view_index)
+    parts = (*_seed_parts(job, redraw), view_index)
     t_score = 0.0
     attempt, renders = 0, 0
     while True:
         # -- choose a pose; the positive stratum culls on the scene-side terms first
         t0 = time.perf_counter()
-        view, scene_terms = _draw_view(job, env, scorer, geo, view_index, attempt, quality.long_side_px)
+        view, scene_terms = _draw_view(job, env, scorer, geo, view_index, attempt, quality.long_side_px, redraw)
         attempt += 1
         inside = camera_inside_mesh(geo.raycaster, geo.mesh, view.pose.center)
         t_score += time.perf_counter() - t0
         if job.stratum == "positive" and (inside or verdict_of(scene_terms) != Verdict.ACCEPT):
-            if attempt >= job.max_pose_attempts:
-                raise RuntimeError(f"{frame_id}: no pose passed the scene-side terms in "
-                                   f"{job.max_pose_attempts} draws")
+            if attempt >= min(job.max_pose_attempts, POSES_PER_SCENE_DRAW):
+                raise NoAcceptablePose(frame_id)
             continue
         # -- render, phone ISP, frame-side terms
         apply_camera_pose(scene, view.pose)
@@ -136,7 +176,7 @@ def _render_view(job, env, scorer, quality, store, geo, scene, view_index, apply
         if job.stratum == "positive" and verdict != Verdict.ACCEPT and renders < job.max_renders_per_frame:
             continue
         if job.stratum == "positive" and verdict != Verdict.ACCEPT:
-            raise RuntimeError(f"{frame_id}: no acceptable frame in {renders} renders")
+            raise NoAcceptablePose(frame_id)
         break
 
     image_path, passes_path = store.frame_path(frame_id), store.passes_path(frame_id)
@@ -144,7 +184,7 @@ def _render_view(job, env, scorer, quality, store, geo, scene, view_index, apply
     atomic.save_npz(passes_path, depth=passes.depth, object_index=passes.object_index)
     pose = view.pose
     record = FrameRecord(
-        frame_id=frame_id, env=job.env, scene_id=job.scene_id, view_index=view_index,
+        frame_id=frame_id, env=job.env, scene_id=geo.state.scene_id, view_index=view_index,
         seed=derive_seed(*parts, "frame"), stratum=job.stratum, target=view.target,
         camera=pose.model_dump(mode="json"), terms=terms, verdict=verdict.value,
         failing_term=first_failure(terms) if verdict != Verdict.ACCEPT else None,

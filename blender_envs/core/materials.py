@@ -52,3 +52,32 @@ def sun_and_sky(scene, elevation_deg: float, azimuth_deg: float, strength: float
     bg.inputs["Color"].default_value = (*sky_color, 1.0)
     bg.inputs["Strength"].default_value = sky_strength
     return sun
+
+
+def pil_to_bpy_image(pil_image, name: str):
+    """A packed Blender image from a Pillow image (bpy pixels run bottom-up)."""
+    import numpy as np
+
+    rgba = pil_image.convert("RGBA")
+    w, h = rgba.size
+    arr = np.asarray(rgba, dtype=np.float32)[::-1] / 255.0
+    img = bpy.data.images.new(name, w, h, alpha=True)
+    img.pixels.foreach_set(arr.ravel())
+    img.pack()
+    return img
+
+
+def image_material(name: str, pil_image, roughness: float = 0.45, metallic: float = 0.0):
+    """A printed surface: the image on the object's 0..1 UVs, cubic-filtered, clipped."""
+    mat = bpy.data.materials.new(name)
+    mat.use_nodes = True
+    nt = mat.node_tree
+    bsdf = nt.nodes["Principled BSDF"]
+    bsdf.inputs["Roughness"].default_value = roughness
+    bsdf.inputs["Metallic"].default_value = metallic
+    tex = nt.nodes.new("ShaderNodeTexImage")
+    tex.image = pil_to_bpy_image(pil_image, name)
+    tex.interpolation = "Cubic"
+    tex.extension = "CLIP"
+    nt.links.new(tex.outputs["Color"], bsdf.inputs["Base Color"])
+    return mat

@@ -1,0 +1,56 @@
+"""Scene-side acceptance of tape_gap's random field poses (Table 1: 0.17), no rendering.
+
+    .venv/bin/python bench/tape_gap_acceptance.py --scenes 50 --poses 8
+
+Prints the accepted fraction, the failure count of every term and the gray share, so
+the pose distribution can be tuned against the paper's rate.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from render_farm.job import scene_side_acceptance  # noqa: E402
+from render_farm.plan import plan_jobs  # noqa: E402
+from scorers.terms import Verdict, verdict_of  # noqa: E402
+
+
+def measure(env: str, scenes: int, poses: int, seed: int = 0, quality: str = "standard") -> dict:
+    q = yaml.safe_load((ROOT / "configs" / "render" / f"{quality}.yaml").read_text())
+    verdicts, fails = Counter(), Counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        jobs = plan_jobs(env, scenes, 1, "random", set(), root_seed=seed, run_dir=tmp, quality=q, device="cpu")
+        for job in jobs:
+            (Path(tmp) / "scenes").mkdir(exist_ok=True)
+            for terms in scene_side_acceptance(job, poses):
+                verdicts[verdict_of(terms).value] += 1
+                fails.update(t.name for t in terms if not t.passed)
+    n = sum(verdicts.values())
+    return {"poses": n, "accept_rate": verdicts[Verdict.ACCEPT.value] / n,
+            "verdicts": dict(verdicts), "term_failures": dict(fails)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--env", default="tape_gap")
+    ap.add_argument("--scenes", type=int, default=50)
+    ap.add_argument("--poses", type=int, default=8)
+    ap.add_argument("--seed", type=int, default=0)
+    a = ap.parse_args()
+    r = measure(a.env, a.scenes, a.poses, a.seed)
+    print(f"{a.env}: {r['poses']} field poses, scene-side acceptance {r['accept_rate']:.3f} (Table 1: 0.17)")
+    print(f"verdicts: {r['verdicts']}")
+    for k, v in sorted(r["term_failures"].items(), key=lambda kv: -kv[1]):
+        print(f"  fails {k:<22} {v:5d}  ({v / r['poses']:.2f})")
+
+
+if __name__ == "__main__":
+    main()

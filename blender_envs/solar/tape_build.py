@@ -1,0 +1,54 @@
+"""Build a `TapeGapSpec`: the shared roof, then the tape (printed blade, hook, case)."""
+from __future__ import annotations
+
+import numpy as np
+
+from blender_envs.core import materials, primitives
+from blender_envs.solar.roof_build import build_roof
+from blender_envs.solar.roof_spec import pass_index
+from blender_envs.solar.tape_gap import TapeGapSpec
+from blender_envs.solar.tape_spec import CASE_SIZE_M, INCH_M, TAPE_BLADE_OBJECT, TAPE_CASE_OBJECT, case_matrix
+from blender_envs.solar.tape_texture import tape_blade_texture
+from geometry.scene import BuildInfo, SceneObject
+
+BLADE_PX_PER_INCH = 256   # 1/16-in ticks 16 texels apart: they resolve at 0.3 m in `final`
+BLADE_THICKNESS_M = 0.00015
+
+
+def _frame(origin, x, y, z) -> np.ndarray:
+    M = np.eye(4)
+    M[:3, 0], M[:3, 1], M[:3, 2], M[:3, 3] = x, y, z, origin
+    return M
+
+
+def build(scene, spec: TapeGapSpec) -> BuildInfo:
+    info = build_roof(scene, spec.roof)
+    objects = list(info.objects)
+    tape = spec.tape
+    up, facing, width = tape.up_array(), tape.facing_array(), tape.width_dir()
+    hook = np.asarray(tape.hook_point, float)
+    L = tape.blade_length_m
+
+    def add(ob, category):
+        objects.append(SceneObject(id=ob.pass_index, name=ob.name, category=category, pass_index=ob.pass_index))
+
+    length_in = L / INCH_M
+    blade_mat = materials.image_material("tape_blade", tape_blade_texture(length_in, BLADE_PX_PER_INCH),
+                                         roughness=0.35)
+    # the printed face: a plane through the hook spanned by width and up, facing `facing`
+    centre = hook + up * (L / 2)
+    add(primitives.plane(scene, TAPE_BLADE_OBJECT, tape.blade_width_m, L, _frame(centre, width, up, facing),
+                         blade_mat, pass_index("env_reserved", 0)), "tape_blade")
+    back = _frame(centre - facing * (BLADE_THICKNESS_M + 1e-5), -width, up, -facing)
+    add(primitives.plane(scene, "tape_blade_back", tape.blade_width_m, L, back,
+                         materials.principled("tape_back", (0.55, 0.5, 0.3), 0.4, 0.6), pass_index("env_reserved", 1)),
+        "tape_blade")
+    # the hook: a small steel tab bent out over the roof at the blade's foot
+    tab = _frame(hook + facing * 0.006 + up * 0.0008, width, facing, up)
+    add(primitives.box(scene, "tape_hook", [tape.blade_width_m + 0.002, 0.012, 0.0012], tab,
+                       materials.principled("tape_hook", (0.35, 0.35, 0.36), 0.35, 1.0), pass_index("env_reserved", 2)),
+        "tape_hook")
+    add(primitives.box(scene, TAPE_CASE_OBJECT, [CASE_SIZE_M[0], CASE_SIZE_M[1], CASE_SIZE_M[2]], case_matrix(tape),
+                       materials.principled("tape_case", (0.85, 0.62, 0.05), 0.5), pass_index("env_reserved", 3)),
+        "tape_case")
+    return BuildInfo(objects=objects, key_points=info.key_points)

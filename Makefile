@@ -17,9 +17,14 @@ DEVICE    ?= auto
 SEED      ?= 0
 STRATUM   ?= random
 NEW_RUN   ?= 0
+BENCHMARK ?= realitybench
+SCALE     ?= 1.0
+RUNS      ?=
+FORMAT    ?= hf
+DATASETS  ?= datasets
 PYTEST_ARGS ?=
 
-.PHONY: render test bench clean deps
+.PHONY: render test bench clean deps export benchmark
 
 deps: $(STAMP)
 
@@ -37,6 +42,16 @@ render: $(STAMP)
 	$(VENV)/bin/scenebench render env=$(ENV) n=$(N) render=$(QUALITY) out=$(OUT) executor=$(EXECUTOR) \
 	  workers=$(WORKERS) device=$(DEVICE) seed=$(SEED) stratum=$(STRATUM) \
 	  new_run=$(if $(filter 1 true yes,$(NEW_RUN)),true,false)
+
+# make export BENCHMARK=realitybench [RUNS="out/tape_gap ..."] [OUT=datasets] [FORMAT=hf|vlmevalkit]
+export: $(STAMP)
+	$(VENV)/bin/scenebench export --benchmark $(BENCHMARK) --format $(FORMAT) \
+	  $(if $(RUNS),--runs $(RUNS),) --out $(if $(filter out,$(OUT)),$(DATASETS),$(OUT))
+
+# make benchmark BENCHMARK=realitybench [SCALE=1.0]: render every environment, then export
+benchmark: $(STAMP)
+	$(VENV)/bin/scenebench benchmark --benchmark $(BENCHMARK) --scale $(SCALE) --out $(OUT) \
+	  --datasets $(DATASETS) --executor $(EXECUTOR) --workers $(WORKERS) --device $(DEVICE)
 
 test: $(STAMP)
 	$(PY) -m pytest -p no:cacheprovider $(PYTEST_ARGS)

@@ -1,0 +1,45 @@
+"""`make benchmark`: the versioned file drives the renders, missing environments are
+listed as skipped, and regenerating yields the same SHA256SUMS."""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+import yaml
+
+from conftest import ROOT, preview_quality
+from render_farm.benchmark import run_benchmark, scaled
+from render_farm.runner import ConfigError
+
+pytestmark = pytest.mark.render
+
+
+def test_scaling_keeps_zero_and_at_least_one():
+    assert scaled(100, 1.0) == 100 and scaled(50, 0.02) == 1 and scaled(0, 5.0) == 0 and scaled(100, 0.15) == 15
+
+
+def test_benchmark_renders_exports_and_regenerates_byte_identically(tmp_path):
+    bench = yaml.safe_load((ROOT / "configs/benchmark/realitybench.yaml").read_text())
+    bench["environments"] = {"tape_gap": {"random": 100, "positive": 50}, "slope_gauge": {"random": 100}}
+    path = tmp_path / "mini.yaml"
+    path.write_text(yaml.safe_dump(bench))
+    lines: list[str] = []
+    kw = dict(scale=0.02, datasets_out=str(tmp_path / "ds"), workers=2, progress=False,
+              quality_override=preview_quality(), log=lines.append)
+    s = run_benchmark(str(path), out=str(tmp_path / "out"), **kw)
+    assert s.rendered == {"tape_gap": {"random": 2, "positive": 1}}
+    assert s.skipped == ["slope_gauge"] and any("skipped" in line and "slope_gauge" in line for line in lines)
+    sums = (s.dataset_dir / "SHA256SUMS").read_bytes()
+    shutil.rmtree(tmp_path / "ds")
+    again = run_benchmark(str(path), out=str(tmp_path / "out2"), **kw)  # a fresh render, not a resume
+    assert (again.dataset_dir / "SHA256SUMS").read_bytes() == sums
+
+
+def test_stale_generator_version_is_refused(tmp_path):
+    bench = yaml.safe_load((ROOT / "configs/benchmark/realitybench.yaml").read_text())
+    bench["environments"] = {"tape_gap": {"random": 1}}
+    bench["generator_versions"]["tape_gap"] = "tape_gap-0"
+    path = tmp_path / "old.yaml"
+    path.write_text(yaml.safe_dump(bench))
+    with pytest.raises(ConfigError, match="pins tape_gap at generator 'tape_gap-0'"):
+        run_benchmark(str(path), out=str(tmp_path / "o"), quality_override=preview_quality(), log=lambda *_: None)

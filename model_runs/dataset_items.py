@@ -1,0 +1,134 @@
+"""Items of an exported dataset (`packagers.hf_export` layout), read with pyarrow directly.
+
+Why not `datasets.load_dataset`: it decodes every image into PIL and copies the data into
+its cache; a model client only needs each row's id, prompt and the JPEG bytes as stored.
+Shards are streamed batch by batch and merged in id order, so memory stays at a few
+batches however large the export is.
+
+Layout: `<root>/<config>/<split>-0000i-of-0000N.parquet`; `root` may also be the export's
+parent directory (the one holding `realitybench/`).
+"""
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Iterator
+
+import pyarrow.parquet as pq
+
+DATASET_NAME = "realitybench"
+SPLIT = "test"
+REQUIRED_COLUMNS = ("id", "env", "prompt", "image")
+
+
+class DatasetError(ValueError):
+    """The dataset directory cannot be read as an export (the message says why)."""
+
+
+@dataclass(frozen=True)
+class Item:
+    id: str
+    config: str
+    env: str
+    stratum: str | None
+    prompt: str
+    image: bytes            # the JPEG exactly as exported (never decoded here)
+
+
+def _shards(config_dir: Path, split: str) -> list[Path]:
+    return sorted(config_dir.glob(f"{split}-*.parquet"))
+
+
+def resolve_root(path: str | Path, split: str = SPLIT) -> Path:
+    """The directory whose subdirectories are configs (accepts the export's parent too)."""
+    path = Path(path)
+    if not path.is_dir():
+        raise DatasetError(f"dataset directory {path} does not exist")
+    if not any(_shards(d, split) for d in path.iterdir() if d.is_dir()) and (path / DATASET_NAME).is_dir():
+        path = path / DATASET_NAME
+    return path
+
+
+def list_configs(root: str | Path, split: str = SPLIT) -> list[str]:
+    root = resolve_root(root, split)
+    configs = sorted(d.name for d in root.iterdir() if d.is_dir() and _shards(d, split))
+    if not configs:
+        raise DatasetError(f"{root}: no <config>/{split}-*.parquet shards (not an exported dataset?)")
+    return configs
+
+
+def _select(root: Path, configs: Iterable[str] | None, split: str) -> list[str]:
+    known = list_configs(root, split)
+    if configs is None:
+        return known
+    chosen = sorted(set(configs))
+    unknown = [c for c in chosen if c not in known]
+    if unknown:
+        raise DatasetError(f"unknown config(s) {', '.join(unknown)}; the dataset has {', '.join(known)}")
+    return chosen
+
+
+def _check_columns(path: Path, pf: pq.ParquetFile) -> None:
+    names = pf.schema_arrow.names
+    missing = [c for c in REQUIRED_COLUMNS if c not in names]
+    if missing:
+        raise DatasetError(f"{path}: missing column(s) {', '.join(missing)}")
+
+
+def _shard_ids(path: Path) -> list[str]:
+    pf = pq.ParquetFile(path)
+    _check_columns(path, pf)
+    return pf.read(columns=["id"]).column("id").to_pylist()
+
+
+def _all_shards(root: str | Path, configs, split) -> list[tuple[str, Path]]:
+    root = resolve_root(root, split)
+    return [(c, p) for c in _select(root, configs, split) for p in _shards(root / c, split)]
+
+
+def item_ids(root: str | Path, configs: Iterable[str] | None = None, split: str = SPLIT) -> list[str]:
+    """Every id of the chosen configs, sorted (reads the id column only)."""
+    seen: dict[str, Path] = {}
+    for _, path in _all_shards(root, configs, split):
+        for i in _shard_ids(path):
+            if i in seen:
+                raise DatasetError(f"id {i} is in both {seen[i]} and {path}")
+            seen[i] = path
+    return sorted(seen)
+
+
+def _rows(config: str, path: Path, wanted: set[str] | None, batch_size: int) -> Iterator[Item]:
+    pf = pq.ParquetFile(path)
+    _check_columns(path, pf)
+    cols = [c for c in ("id", "env", "stratum", "prompt", "image") if c in pf.schema_arrow.names]
+    for batch in pf.iter_batches(batch_size=batch_size, columns=cols):
+        ids = batch.column("id").to_pylist()
+        keep = [k for k, i in enumerate(ids) if wanted is None or i in wanted]
+        if not keep:
+            continue
+        env = batch.column("env").to_pylist()
+        prompt = batch.column("prompt").to_pylist()
+        stratum = batch.column("stratum").to_pylist() if "stratum" in cols else [None] * len(ids)
+        image = batch.column("image").field("bytes").to_pylist()
+        for k in keep:
+            if not image[k]:
+                raise DatasetError(f"{path}: row {ids[k]} has no embedded image bytes")
+            yield Item(ids[k], config, env[k], stratum[k], prompt[k], image[k])
+
+
+def _sorted_rows(config: str, path: Path, wanted: set[str] | None, batch_size: int) -> Iterator[Item]:
+    """Stream a shard if it is in id order (as the exporter writes it), else sort it in memory."""
+    ids = _shard_ids(path)
+    rows = _rows(config, path, wanted, batch_size)
+    if all(a < b for a, b in zip(ids, ids[1:])):
+        return rows
+    return iter(sorted(rows, key=lambda it: it.id))
+
+
+def iter_items(root: str | Path, configs: Iterable[str] | None = None, wanted: Iterable[str] | None = None,
+               split: str = SPLIT, batch_size: int = 32) -> Iterator[Item]:
+    """Items of the chosen configs (all when None) in id order; only `wanted` ids when given."""
+    wanted = None if wanted is None else set(wanted)
+    streams = [_sorted_rows(c, p, wanted, batch_size) for c, p in _all_shards(root, configs, split)]
+    return heapq.merge(*streams, key=lambda it: it.id)

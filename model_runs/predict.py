@@ -1,0 +1,494 @@
+"""`scenebench predict`: send each dataset item to an OpenAI-compatible chat-completions server.
+
+Works with any server that speaks `POST <base>/chat/completions` (vLLM, SGLang, llama.cpp,
+hosted APIs). One user message per item: the prompt text, then the JPEG as a base64 data URL.
+
+The predictions file is JSONL, one line per item:
+`{"id", "model", "response", "error", "usage", "latency_s", "attempts", "finish_reason"}`.
+`error` is null, or the last error once retries are exhausted (then `response` is null and
+the grader scores the item wrong). `usage` is the server's token counts as reported:
+`prompt_tokens`, `completion_tokens` and, where reported, `reasoning_tokens`
+(`usage_for_cost` turns it into `scorers.cost.Usage`).
+
+Why the file is written this way: a benchmark run costs money and hours, so a killed run
+must lose at most the requests in flight. Lines are appended (flush + fsync) by a single
+writer thread, so concurrent workers never interleave; a rerun skips ids that already have
+a response and retries the ones that failed; a torn last line (killed mid-write) is cut
+off. At the end the file is rewritten sorted by id, atomically, so equal runs diff cleanly.
+"""
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import math
+import os
+import queue
+import random
+import re
+import sys
+import threading
+import time
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from email.utils import parsedate_to_datetime
+from pathlib import Path
+
+import requests
+from tqdm import tqdm
+
+from model_runs.dataset_items import DatasetError, Item, item_ids, iter_items
+from render_farm import atomic
+
+# Backoff (module constants so tests can shrink them; the CLI keeps the defaults).
+BACKOFF_BASE_S = 1.0        # first retry waits ~1 s, then 2, 4, 8 ... (with jitter)
+BACKOFF_CAP_S = 30.0
+RETRY_AFTER_CAP_S = 60.0    # a server's Retry-After is honoured, up to this
+RETRY_SEED = 0              # jitter comes from random.Random(f"{RETRY_SEED}/{item id}"): reproducible
+FATAL_STATUS = (401, 403, 404)  # wrong key / URL / model on the first request: stop, don't burn the set
+ERROR_BODY_CHARS = 300
+
+UNREACHABLE = "cannot connect to"   # prefix of a connection failure (the endpoint, not the item)
+FIELDS = ("id", "model", "response", "error", "usage", "latency_s", "attempts", "finish_reason")
+
+
+class PredictError(Exception):
+    """A run-level problem, reported as one line with an exit code."""
+
+    def __init__(self, message: str, code: int = 2):
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass(frozen=True)
+class ClientConfig:
+    endpoint: str
+    model: str
+    api_key: str | None = field(default=None, repr=False)   # never in a repr, a log or a file
+    timeout_s: float = 120.0
+    max_retries: int = 4
+    max_tokens: int = 1024
+    temperature: float | None = None
+
+    @property
+    def url(self) -> str:
+        return chat_url(self.endpoint)
+
+
+def chat_url(endpoint: str) -> str:
+    """Accept a base URL (`http://host:8000/v1`) or the full chat-completions URL."""
+    e = endpoint.rstrip("/")
+    return e if e.endswith("/chat/completions") else e + "/chat/completions"
+
+
+def build_payload(cfg: ClientConfig, prompt: str, jpeg: bytes) -> dict:
+    """The request body; temperature only when asked for (otherwise the provider's default)."""
+    url = "data:image/jpeg;base64," + base64.b64encode(jpeg).decode("ascii")
+    body = {
+        "model": cfg.model,
+        "messages": [{"role": "user", "content": [
+            {"type": "text", "text": prompt},
+            {"type": "image_url", "image_url": {"url": url}},
+        ]}],
+        "max_tokens": cfg.max_tokens,
+    }
+    if cfg.temperature is not None:
+        body["temperature"] = cfg.temperature
+    return body
+
+
+def retry_after_s(value: str | None, now: float | None = None) -> float | None:
+    """Seconds from a Retry-After header (delta-seconds or HTTP-date), capped; None if absent/bad."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        secs = float(value)
+    except ValueError:
+        try:
+            secs = parsedate_to_datetime(value).timestamp() - (time.time() if now is None else now)
+        except (TypeError, ValueError, IndexError, OverflowError):
+            return None
+    if not math.isfinite(secs):
+        return None
+    return min(max(secs, 0.0), RETRY_AFTER_CAP_S)
+
+
+def backoff_s(attempt: int, rng: random.Random, retry_after: float | None = None) -> float:
+    """Wait before retry `attempt` (1-based): Retry-After if the server gave one, else
+    exponential with jitter in [half, full] of the step (spreads out concurrent retries)."""
+    if retry_after is not None:
+        return retry_after
+    step = min(BACKOFF_CAP_S, BACKOFF_BASE_S * 2 ** (attempt - 1))
+    return step * (0.5 + 0.5 * rng.random())
+
+
+def usage_of(body: dict) -> dict | None:
+    """The reported token counts; reasoning tokens from either place providers put them."""
+    u = body.get("usage")
+    if not isinstance(u, dict):
+        return None
+    out = {k: int(u[k]) for k in ("prompt_tokens", "completion_tokens") if isinstance(u.get(k), (int, float))}
+    details = u.get("completion_tokens_details")
+    reasoning = details.get("reasoning_tokens") if isinstance(details, dict) else None
+    if reasoning is None:
+        reasoning = u.get("reasoning_tokens")
+    if isinstance(reasoning, (int, float)):
+        out["reasoning_tokens"] = int(reasoning)
+    return out or None
+
+
+def usage_for_cost(record: dict):
+    """A prediction's usage as `scorers.cost.Usage` (completion tokens include the reasoning
+    tokens, so the visible reply is their difference: nothing is counted twice)."""
+    from scorers.cost import Usage
+
+    u = record.get("usage") or {}
+    thinking = int(u.get("reasoning_tokens") or 0)
+    completion = int(u.get("completion_tokens") or 0)
+    return Usage(prompt_tokens=int(u.get("prompt_tokens") or 0), output_tokens=max(completion - thinking, 0),
+                 thinking_tokens=thinking)
+
+
+def _content(body: dict) -> tuple[str, str | None]:
+    """(reply text, finish_reason); raises ValueError when the body is not a chat completion."""
+    try:
+        choice = body["choices"][0]
+        msg = choice["message"]
+    except (KeyError, IndexError, TypeError):
+        raise ValueError("reply has no choices[0].message") from None
+    content = msg.get("content") if isinstance(msg, dict) else None
+    if isinstance(content, list):   # some servers return content parts
+        content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return ("" if content is None else str(content)), choice.get("finish_reason")
+
+
+def _reason(exc: Exception) -> str:
+    """The OS-level cause ('[Errno 111] Connection refused') rather than urllib3's long wrapper."""
+    m = re.search(r"\[Errno -?\d+\] [^'\")]+", str(exc))
+    return m.group(0).strip() if m else type(exc).__name__
+
+
+def _redact(text: str, secret: str | None) -> str:
+    return text.replace(secret, "***") if secret else text
+
+
+_local = threading.local()
+
+
+def _session() -> requests.Session:
+    """One session per worker thread (requests sessions are not thread-safe)."""
+    s = getattr(_local, "session", None)
+    if s is None:
+        s = _local.session = requests.Session()
+    return s
+
+
+def call_item(cfg: ClientConfig, item: Item, stop: threading.Event | None = None) -> tuple[dict, str | None]:
+    """Predict one item with bounded retries. Returns (record, fatal) where `fatal` names a
+    failure that says the endpoint itself is wrong (unreachable, 401/403/404), else None."""
+    stop = stop or threading.Event()
+    rng = random.Random(f"{RETRY_SEED}/{item.id}")
+    headers = {"Content-Type": "application/json"}
+    if cfg.api_key:
+        headers["Authorization"] = f"Bearer {cfg.api_key}"
+    data = json.dumps(build_payload(cfg, item.prompt, item.image)).encode("ascii")  # ensure_ascii
+    error, fatal, attempts, wait_hint = None, None, 0, None
+    for attempt in range(cfg.max_retries + 1):
+        if attempt:
+            if stop.wait(backoff_s(attempt, rng, wait_hint)):
+                break
+        attempts += 1
+        wait_hint, fatal = None, None
+        t0 = time.perf_counter()
+        try:
+            r = _session().post(cfg.url, data=data, headers=headers, timeout=(cfg.timeout_s, cfg.timeout_s))
+        except requests.Timeout:
+            error = f"timeout after {cfg.timeout_s:g} s"
+            continue
+        except requests.ConnectionError as exc:
+            error = f"{UNREACHABLE} {cfg.url}: {_reason(exc)}"
+            fatal = error
+            continue
+        except requests.RequestException as exc:
+            error, fatal = f"request failed: {exc}", f"request failed: {exc}"
+            break
+        latency = time.perf_counter() - t0
+        if r.status_code == 429 or r.status_code >= 500:
+            error = f"HTTP {r.status_code}: {r.text[:ERROR_BODY_CHARS]}"
+            wait_hint = retry_after_s(r.headers.get("Retry-After"))
+            continue
+        if r.status_code >= 400:
+            error = f"HTTP {r.status_code}: {r.text[:ERROR_BODY_CHARS]}"
+            fatal = error if r.status_code in FATAL_STATUS else None
+            break
+        try:
+            body = r.json()
+            text, finish = _content(body)
+        except ValueError as exc:
+            error = f"unreadable reply ({exc}): {r.text[:ERROR_BODY_CHARS]}"
+            break
+        return _record(cfg, item, text, None, usage_of(body), latency, attempts, finish), None
+    error = _redact(error or "interrupted", cfg.api_key)
+    return _record(cfg, item, None, error, None, None, attempts, None), _redact(fatal, cfg.api_key) if fatal else None
+
+
+def _record(cfg, item, response, error, usage, latency, attempts, finish) -> dict:
+    return {"id": item.id, "model": cfg.model, "response": response, "error": error, "usage": usage,
+            "latency_s": None if latency is None else round(latency, 4), "attempts": attempts,
+            "finish_reason": finish}
+
+
+# -- the predictions file ----------------------------------------------------------------------
+def answered(rec: dict | None) -> bool:
+    """A record that needs no new request (an error is retried on the next run)."""
+    return rec is not None and rec.get("error") is None and rec.get("response") is not None
+
+
+def _better(old: dict | None, new: dict) -> bool:
+    """A response beats an error; otherwise the later line wins."""
+    return old is None or answered(new) or not answered(old)
+
+
+def read_predictions(path: str | Path, repair: bool = False) -> dict[str, dict]:
+    """id -> best record. A torn last line (a run killed mid-write) is ignored, and with
+    `repair` cut off the file so appends start on a clean line; a bad line elsewhere is an error."""
+    path = Path(path)
+    if not path.exists():
+        return {}
+    raw = path.read_bytes()
+    end = raw.rfind(b"\n") + 1          # bytes after the last newline are a torn line
+    lines = raw[:end].split(b"\n")[:-1]
+    keep = end
+    records: dict[str, dict] = {}
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+            if not isinstance(rec, dict) or not isinstance(rec.get("id"), str):
+                raise ValueError("not a prediction record")
+        except ValueError as exc:
+            if n == len(lines) and end == len(raw):   # a complete but garbled last line: torn too
+                keep = end - len(line) - 1
+                break
+            raise PredictError(f"{path}:{n}: unreadable prediction line ({exc})") from None
+        if _better(records.get(rec["id"]), rec):
+            records[rec["id"]] = rec
+    if repair and keep < len(raw):
+        with open(path, "r+b") as f:
+            f.truncate(keep)
+            f.flush()
+            os.fsync(f.fileno())
+    return records
+
+
+def dumps_record(rec: dict) -> str:
+    return json.dumps({k: rec.get(k) for k in FIELDS} | {k: v for k, v in rec.items() if k not in FIELDS},
+                      ensure_ascii=False, allow_nan=False)
+
+
+def write_sorted(path: str | Path, records: dict[str, dict]) -> None:
+    atomic.write_text(path, "".join(dumps_record(records[i]) + "\n" for i in sorted(records)))
+
+
+class _Writer(threading.Thread):
+    """The only thread that touches the file: append a line, flush, fsync."""
+
+    def __init__(self, path: Path):
+        super().__init__(name="predictions-writer", daemon=True)
+        self.path, self.q, self.exc = path, queue.Queue(), None
+
+    def run(self) -> None:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.path, "a", encoding="utf-8") as f:
+                while (rec := self.q.get()) is not None:
+                    f.write(dumps_record(rec) + "\n")
+                    f.flush()
+                    os.fsync(f.fileno())
+        except BaseException as exc:  # surfaced by close()
+            self.exc = exc
+            while self.q.get() is not None:   # keep draining so put() never blocks forever
+                pass
+
+    def close(self) -> None:
+        self.q.put(None)
+        self.join()
+        if self.exc is not None:
+            raise PredictError(f"cannot write {self.path}: {self.exc}")
+
+
+# -- the run ---------------------------------------------------------------------------------------
+@dataclass
+class PredictSummary:
+    out: Path
+    selected: int = 0          # items chosen (configs, limit)
+    skipped: int = 0           # already answered in the out file
+    requested: int = 0         # items sent this run
+    failed: int = 0            # selected items whose record is an error at the end
+    aborted: str | None = None  # why the run stopped early
+
+    def line(self) -> str:
+        return (f"{self.selected} items ({self.skipped} already done, {self.requested} requested), "
+                f"{self.failed} failed -> {self.out}")
+
+
+def default_out(model: str) -> Path:
+    return Path("preds") / (model.replace("/", "__") + ".jsonl")
+
+
+def run_predictions(dataset: str | Path, cfg: ClientConfig, out: str | Path, *, configs: list[str] | None = None,
+                    concurrency: int = 4, limit: int | None = None, progress: bool = True) -> PredictSummary:
+    """Predict every selected item that has no response yet in `out`; see the module docstring."""
+    out = Path(out)
+    ids = item_ids(dataset, configs)
+    if limit is not None:
+        ids = ids[:limit]           # the first N in id order: reruns with --limit converge on one subset
+    existing = read_predictions(out, repair=True)
+    other = sorted({r.get("model") for r in existing.values()} - {cfg.model}, key=str)
+    if other:
+        raise PredictError(f"{out} holds predictions of model {other[0]!r}, not {cfg.model!r}; choose another --out")
+    todo = [i for i in ids if not answered(existing.get(i))]    # absent or failed before
+    summary = PredictSummary(out=out, selected=len(ids), skipped=len(ids) - len(todo))
+
+    if todo:
+        writer = _Writer(out)
+        writer.start()
+        stop = threading.Event()
+        bar = tqdm(total=len(todo), unit="item", desc=cfg.model, disable=not progress, file=sys.stderr)
+        try:
+            summary.aborted = _run(dataset, cfg, configs, todo, concurrency, writer, stop, bar, summary)
+        except BaseException:
+            stop.set()
+            raise
+        finally:
+            bar.close()
+            writer.close()
+
+    final = read_predictions(out, repair=True)
+    if final:
+        write_sorted(out, final)
+    summary.failed = sum(1 for i in ids if not answered(final.get(i)))
+    return summary
+
+
+def _run(dataset, cfg, configs, todo, concurrency, writer, stop, bar, summary) -> str | None:
+    items = iter_items(dataset, configs, wanted=set(todo))
+    failures = 0
+
+    def done(rec: dict) -> None:
+        nonlocal failures
+        writer.q.put(rec)
+        summary.requested += 1
+        failures += rec["error"] is not None
+        bar.update(1)
+        if failures:
+            bar.set_postfix(failed=failures)
+
+    # The first item alone: a wrong URL, key or model shows up once, not once per item.
+    first = next(items, None)
+    if first is None:
+        return None
+    rec, fatal = call_item(cfg, first, stop)
+    done(rec)
+    if fatal:
+        return fatal
+
+    # Then a pool with a bounded window of submitted items (images are read lazily).
+    streak = 0                      # items in a row that could not connect
+    give_up = max(3, concurrency)
+
+    def collect(pending: set) -> set:
+        nonlocal streak
+        finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+        for fut in finished:
+            rec, fatal = fut.result()
+            done(rec)
+            streak = streak + 1 if fatal is not None and fatal.startswith(UNREACHABLE) else 0
+        return pending
+
+    with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="predict") as pool:
+        pending: set = set()
+        try:
+            for item in items:
+                if streak >= give_up:
+                    stop.set()
+                    break
+                pending.add(pool.submit(call_item, cfg, item, stop))
+                while len(pending) >= 2 * concurrency:
+                    pending = collect(pending)
+            while pending:
+                pending = collect(pending)
+        except BaseException:
+            stop.set()
+            for fut in pending:
+                fut.cancel()
+            raise
+    if streak >= give_up:
+        return f"endpoint became unreachable ({streak} items in a row could not connect)"
+    return None
+
+
+# -- command line ----------------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="scenebench predict",
+                                description="Send each dataset item to an OpenAI-compatible chat-completions "
+                                            "server and write the predictions JSONL (resumable).")
+    p.add_argument("--dataset", required=True, help="exported dataset directory (datasets/realitybench)")
+    p.add_argument("--endpoint", required=True, help="base URL (http://host:8000/v1) or full /chat/completions URL")
+    p.add_argument("--model", required=True, help="model name as the server knows it")
+    p.add_argument("--api-key-env", help="environment variable holding the API key (sent as a Bearer token)")
+    p.add_argument("--concurrency", type=int, default=4, help="requests in flight (default 4)")
+    p.add_argument("--out", help="predictions file (default preds/<model>.jsonl, '/' -> '__')")
+    p.add_argument("--configs", nargs="+", help="configs (environments) to run; default all")
+    p.add_argument("--timeout", type=float, default=120.0, help="connect/read timeout per request, s (default 120)")
+    p.add_argument("--max-retries", type=int, default=4, help="retries on connection errors, timeouts, 429, 5xx")
+    p.add_argument("--max-tokens", type=int, default=1024, help="max_tokens of each request (default 1024)")
+    p.add_argument("--temperature", type=float, help="sampling temperature (default: the provider's)")
+    p.add_argument("--limit", type=int, help="only the first N items in id order")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return p
+
+
+def _config_from(args) -> ClientConfig:
+    if not args.endpoint.startswith(("http://", "https://")):
+        raise PredictError(f"--endpoint must be an http(s) URL, got {args.endpoint!r}")
+    for name in ("concurrency", "max_tokens"):
+        if getattr(args, name) < 1:
+            raise PredictError(f"--{name.replace('_', '-')} must be >= 1")
+    if args.max_retries < 0 or args.timeout <= 0 or (args.limit is not None and args.limit < 0):
+        raise PredictError("--max-retries and --limit must be >= 0, --timeout > 0")
+    key = None
+    if args.api_key_env:
+        key = os.environ.get(args.api_key_env)
+        if not key:
+            raise PredictError(f"environment variable {args.api_key_env} (--api-key-env) is not set")
+    return ClientConfig(endpoint=args.endpoint, model=args.model, api_key=key, timeout_s=args.timeout,
+                        max_retries=args.max_retries, max_tokens=args.max_tokens, temperature=args.temperature)
+
+
+def predict_main(argv: list[str]) -> int:
+    """CLI entry: 0 all predicted; 2 bad input; 3 items failed or endpoint unreachable; 130 interrupted."""
+    args = build_parser().parse_args(argv)
+    try:
+        cfg = _config_from(args)
+        out = Path(args.out) if args.out else default_out(args.model)
+        summary = run_predictions(args.dataset, cfg, out, configs=args.configs, concurrency=args.concurrency,
+                                  limit=args.limit, progress=not args.no_progress)
+    except (PredictError, DatasetError) as exc:
+        print(f"scenebench predict: error: {exc}", file=sys.stderr)
+        return getattr(exc, "code", 2)
+    except KeyboardInterrupt:
+        print("scenebench predict: interrupted; rerun the same command to resume", file=sys.stderr)
+        return 130
+    print(f"scenebench predict: {summary.line()}")
+    if summary.aborted:
+        print(f"scenebench predict: error: stopped: {summary.aborted}; {summary.failed} of {summary.selected} "
+              f"items without a prediction", file=sys.stderr)
+        return 3
+    if summary.failed:
+        print(f"scenebench predict: error: {summary.failed} of {summary.selected} items failed "
+              f"(see `error` in {summary.out}; rerun to retry them)", file=sys.stderr)
+        return 3
+    return 0

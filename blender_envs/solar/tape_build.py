@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from blender_envs.core import materials, primitives
+from blender_envs.core import materials, primitives, shapes
 from blender_envs.solar.roof_build import build_roof
 from blender_envs.solar.roof_spec import pass_index
 from blender_envs.solar.tape_gap import TapeGapSpec
@@ -51,4 +51,22 @@ def build(scene, spec: TapeGapSpec) -> BuildInfo:
     add(primitives.box(scene, TAPE_CASE_OBJECT, [CASE_SIZE_M[0], CASE_SIZE_M[1], CASE_SIZE_M[2]], case_matrix(tape),
                        materials.principled("tape_case", (0.85, 0.62, 0.05), 0.5), pass_index("env_reserved", 3)),
         "tape_case")
+    if tape.case_placement == "hand":
+        add(shapes.mesh_object(scene, "installer_hand", hand_part(), materials.principled(
+            "skin", (0.62, 0.42, 0.32), 0.55), pass_index("env_reserved", 4), matrix=case_matrix(tape)), "hand")
     return BuildInfo(objects=objects, key_points=info.key_points)
+
+
+def hand_part() -> shapes.Part:
+    """A simple hand gripping the case, in the case's frame (x width, y case_up, z forward):
+    palm on the back face, four fingers wrapping over the front, the thumb on the side,
+    and the wrist and forearm leaving upwards-back, away from the blade."""
+    w, h, d = CASE_SIZE_M
+    parts = [shapes.box_part((-0.045, -0.03, -d / 2 - 0.028), (0.045, 0.05, -d / 2 - 0.002))]  # palm
+    for k in range(4):  # fingers over the front face
+        x0 = -0.042 + k * 0.022
+        parts.append(shapes.box_part((x0, 0.0, d / 2 + 0.001), (x0 + 0.018, 0.018, d / 2 + 0.019)))
+        parts.append(shapes.box_part((x0, 0.0, -d / 2 - 0.002), (x0 + 0.018, 0.018, d / 2 + 0.001)))
+    parts.append(shapes.box_part((w / 2 + 0.001, -0.025, -0.01), (w / 2 + 0.02, 0.02, 0.012)))  # thumb
+    parts.append(shapes.box_part((-0.035, 0.05, -d / 2 - 0.03), (0.035, 0.30, -d / 2 - 0.005)))  # forearm
+    return shapes.merge_parts(parts)

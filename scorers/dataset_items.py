@@ -1,0 +1,90 @@
+"""Read an exported RealityBench dataset (Parquet) into `GradingItem`s.
+
+Scorers must not import packagers or render_farm, so the shards are read here directly
+with pyarrow: only the columns grading needs (`id`, `env`, `stratum`, `scorer_verdict`,
+`gray`, `ground_truth` (canonical JSON string), `keys` (list of KeySpec structs)); the
+image bytes are never loaded.
+
+`acceptability_scored` follows RealityBench §4 (and the grading module's docstring):
+car_plate frames are never scored for acceptability (the raters split on its
+requirement), and rail_attachment frames that show an attachment with its lag bolt or
+flashing missing (ground truth `lag_present` or `flashing_present` false) are dropped
+from acceptability "due to task ambiguity"; both are still documented.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+
+from scorers.answer_keys import KeySpec
+from scorers.realitybench_grading import GradingItem
+
+COLUMNS = ("id", "env", "stratum", "scorer_verdict", "gray", "ground_truth", "keys")
+NO_ACCEPTABILITY_ENVS = frozenset({"car_plate"})
+MISSING_PART_KEYS = {"rail_attachment": ("lag_present", "flashing_present")}
+
+__all__ = ["DatasetError", "acceptability_scored", "dataset_root", "shard_paths", "load_items", "COLUMNS"]
+
+
+class DatasetError(ValueError):
+    """The dataset directory cannot be read as an exported RealityBench (message says why)."""
+
+
+def acceptability_scored(env: str, ground_truth: dict[str, Any]) -> bool:
+    """False where the paper scores documentation only (car_plate; rail_attachment missing a part)."""
+    if env in NO_ACCEPTABILITY_ENVS:
+        return False
+    return not any(ground_truth.get(k) is False for k in MISSING_PART_KEYS.get(env, ()))
+
+
+def dataset_root(path: str | Path) -> Path:
+    """The export root (`<env>/test-*.parquet` below it); `datasets/` also finds `datasets/realitybench`."""
+    p = Path(path)
+    if not p.is_dir():
+        raise DatasetError(f"dataset directory {p} does not exist")
+    if not any(p.glob("*/*.parquet")) and (p / "realitybench").is_dir():
+        p = p / "realitybench"
+    return p
+
+
+def shard_paths(root: Path, split: str = "test") -> list[Path]:
+    shards = sorted(q for q in root.glob(f"*/{split}-*.parquet") if not q.parent.name.startswith("."))
+    if not shards:
+        raise DatasetError(f"{root}: no <env>/{split}-*.parquet shards (is this an exported dataset?)")
+    return shards
+
+
+def _keyspec(k: dict) -> KeySpec:
+    d = {f: k.get(f) for f in KeySpec.model_fields if f in k}
+    d["options"] = list(d.get("options") or [])
+    if d.get("scored_on") is None:
+        d.pop("scored_on", None)
+    return KeySpec(**d)
+
+
+def load_items(path: str | Path, split: str = "test") -> list[GradingItem]:
+    """Every row of the export as a GradingItem, sorted by id; raises DatasetError on bad data."""
+    root = dataset_root(path)
+    items: dict[str, GradingItem] = {}
+    for shard in shard_paths(root, split):
+        try:
+            table = pq.read_table(shard, columns=list(COLUMNS))
+        except Exception as exc:  # pyarrow raises several types for a bad file/missing column
+            raise DatasetError(f"{shard}: unreadable ({type(exc).__name__}: {exc})") from None
+        for row in table.to_pylist():
+            try:
+                gt = json.loads(row["ground_truth"] or "{}")
+                item = GradingItem(
+                    id=row["id"], env=row["env"], stratum=row["stratum"], scorer_verdict=row["scorer_verdict"],
+                    gray=bool(row["gray"]), ground_truth=gt, keys=[_keyspec(k) for k in row["keys"] or []],
+                    acceptability_scored=acceptability_scored(row["env"], gt))
+            except (ValueError, TypeError) as exc:
+                raise DatasetError(f"{shard}: row {row.get('id')!r} is malformed: "
+                                   f"{str(exc).splitlines()[0]}") from None
+            if item.id in items:
+                raise DatasetError(f"{shard}: duplicate frame id {item.id}")
+            items[item.id] = item
+    return [items[k] for k in sorted(items)]

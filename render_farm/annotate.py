@@ -28,9 +28,8 @@ def annotate(run_dir: Path, rec: FrameRecord, long_side: int = 900) -> Image.Ima
         lines.append(f"[{mark}] {t.name}: {value} (needs {t.threshold})")
     gt = {k: rec.ground_truth[k] for k in ("reading_in", "gap_in", "tilted", "geometric_reading_in")
           if k in rec.ground_truth}
-    if gt:
-        lines.append("truth: " + ", ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}"
-                                           for k, v in gt.items()))
+    for k, v in gt.items():
+        lines.append(f"truth {k} = {v:.3f}" if isinstance(v, float) else f"truth {k} = {v}")
     panel_w = 520
     out = Image.new("RGB", (img.width + panel_w, max(img.height, 24 * len(lines) + 20)), (250, 250, 250))
     out.paste(img, (0, 0))

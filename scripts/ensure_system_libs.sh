@@ -1,21 +1,22 @@
 #!/usr/bin/env bash
-# open3d needs the system library libusb-1.0. Install it when missing and we can;
-# otherwise stop with the exact command to run.
+# System packages the project needs, from Debian:
+#   libusb-1.0-0   open3d's import needs libusb-1.0.so.0
+#   tesseract-ocr  the outside reader in the legibility tests (equipment_label, breaker_label)
+# Install what is missing when we can (root + apt); otherwise stop with the exact command.
 set -euo pipefail
-if ldconfig -p 2>/dev/null | grep -q 'libusb-1.0.so.0'; then
-  exit 0
-fi
+missing=()
+ldconfig -p 2>/dev/null | grep -q 'libusb-1.0.so.0' || missing+=(libusb-1.0-0)
+command -v tesseract >/dev/null 2>&1 || missing+=(tesseract-ocr)
+[ ${#missing[@]} -eq 0 ] && exit 0
 if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-  echo "installing libusb-1.0-0 (needed by open3d)"
-  apt-get install -y -qq libusb-1.0-0 >/dev/null 2>&1 || { apt-get update -qq >/dev/null && apt-get install -y -qq libusb-1.0-0 >/dev/null; }
+  echo "installing ${missing[*]}"
+  apt-get install -y -qq "${missing[@]}" >/dev/null 2>&1 || { apt-get update -qq >/dev/null && apt-get install -y -qq "${missing[@]}" >/dev/null; }
   exit 0
 fi
-echo "open3d needs libusb-1.0. Install it, then rerun make:" >&2
+echo "scenebench needs these system packages: ${missing[*]}. Install them, then rerun make:" >&2
 if command -v apt-get >/dev/null 2>&1; then
-  echo "  sudo apt-get install -y libusb-1.0-0" >&2
-elif command -v dnf >/dev/null 2>&1; then
-  echo "  sudo dnf install -y libusbx" >&2
+  echo "  sudo apt-get install -y ${missing[*]}" >&2
 else
-  echo "  install the libusb-1.0 runtime library with your package manager" >&2
+  echo "  install libusb-1.0 and tesseract-ocr with your package manager" >&2
 fi
 exit 1

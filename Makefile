@@ -28,7 +28,7 @@ PYTEST_ARGS ?=
 
 deps: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml scripts/ensure_system_libs.sh
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else 1)' || \
 	  { echo "scenebench needs Python 3.11 (bpy 4.5 wheels exist only for it); found $(PYTHON). Install python3.11 or run make PYTHON=/path/to/python3.11"; exit 1; }
 	@bash scripts/ensure_system_libs.sh

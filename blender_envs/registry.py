@@ -14,6 +14,9 @@ from typing import Callable
 _MODULES: dict[str, str] = {
     "calib": "blender_envs.calib",
     "tape_gap": "blender_envs.solar.tape_gap",
+    "breaker_label": "blender_envs.house.breaker_label",
+    "slope_gauge": "blender_envs.solar.slope_gauge",
+    "equipment_label": "blender_envs.solar.equipment_label",
 }
 
 

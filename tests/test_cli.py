@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+from blender_envs.registry import known_environments
 from conftest import ROOT
 
 
@@ -17,7 +18,7 @@ def _cli(*args):
 
 
 @pytest.mark.parametrize("args, needle", [
-    (["env=nope"], "unknown environment 'nope'; known environments: calib"),
+    (["env=nope"], "unknown environment 'nope'; known environments: " + ", ".join(known_environments())),
     (["n=0"], "N must be a positive number of frames, got 0"),
     (["n=-3"], "N must be a positive number of frames, got -3"),
     (["render=ultra"], "unknown quality 'ultra'; choose one of final, preview, standard"),

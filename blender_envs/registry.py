@@ -15,6 +15,8 @@ _MODULES: dict[str, str] = {
     "calib": "blender_envs.calib",
     "tape_gap": "blender_envs.solar.tape_gap",
     "breaker_label": "blender_envs.house.breaker_label",
+    "rail_attachment": "blender_envs.solar.rail_attachment",
+    "wire_adequacy": "blender_envs.solar.wire_adequacy",
     "slope_gauge": "blender_envs.solar.slope_gauge",
     "equipment_label": "blender_envs.solar.equipment_label",
 }

@@ -20,7 +20,7 @@ def test_scaling_keeps_zero_and_at_least_one():
 
 def test_benchmark_renders_exports_and_regenerates_byte_identically(tmp_path):
     bench = yaml.safe_load((ROOT / "configs/benchmark/realitybench.yaml").read_text())
-    bench["environments"] = {"tape_gap": {"random": 100, "positive": 50}, "slope_gauge": {"random": 100}}
+    bench["environments"] = {"tape_gap": {"random": 100, "positive": 50}, "damage_view": {"random": 100}}
     path = tmp_path / "mini.yaml"
     path.write_text(yaml.safe_dump(bench))
     lines: list[str] = []
@@ -28,7 +28,7 @@ def test_benchmark_renders_exports_and_regenerates_byte_identically(tmp_path):
               quality_override=preview_quality(), log=lines.append)
     s = run_benchmark(str(path), out=str(tmp_path / "out"), **kw)
     assert s.rendered == {"tape_gap": {"random": 2, "positive": 1}}
-    assert s.skipped == ["slope_gauge"] and any("skipped" in line and "slope_gauge" in line for line in lines)
+    assert s.skipped == ["damage_view"] and any("skipped" in line and "damage_view" in line for line in lines)
     sums = (s.dataset_dir / "SHA256SUMS").read_bytes()
     shutil.rmtree(tmp_path / "ds")
     again = run_benchmark(str(path), out=str(tmp_path / "out2"), **kw)  # a fresh render, not a resume
@@ -43,3 +43,12 @@ def test_stale_generator_version_is_refused(tmp_path):
     path.write_text(yaml.safe_dump(bench))
     with pytest.raises(ConfigError, match="pins tape_gap at generator 'tape_gap-0'"):
         run_benchmark(str(path), out=str(tmp_path / "o"), quality_override=preview_quality(), log=lambda *_: None)
+
+
+def test_benchmark_file_pins_the_registered_generators():
+    from blender_envs.registry import get_environment, known_environments
+
+    bench = yaml.safe_load((ROOT / "configs/benchmark/realitybench.yaml").read_text())
+    for env in known_environments():
+        if env in bench["environments"]:
+            assert bench["generator_versions"][env] == get_environment(env).version, env

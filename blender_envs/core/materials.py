@@ -81,3 +81,31 @@ def image_material(name: str, pil_image, roughness: float = 0.45, metallic: floa
     tex.extension = "CLIP"
     nt.links.new(tex.outputs["Color"], bsdf.inputs["Base Color"])
     return mat
+
+
+def noise_tint(nt, bsdf, color, scale: float, amount: float, coord="Object", bump: float = 0.0,
+               detail: float = 6.0):
+    """Base colour = colour x (1 - amount + amount * noise); optional bump from the noise."""
+    tc = nt.nodes.new("ShaderNodeTexCoord")
+    noise = nt.nodes.new("ShaderNodeTexNoise")
+    noise.inputs["Scale"].default_value = scale
+    noise.inputs["Detail"].default_value = detail
+    nt.links.new(tc.outputs[coord], noise.inputs["Vector"])
+    ramp = nt.nodes.new("ShaderNodeMapRange")
+    ramp.inputs["To Min"].default_value = 1.0 - amount
+    ramp.inputs["To Max"].default_value = 1.0 + amount
+    nt.links.new(noise.outputs["Fac"], ramp.inputs["Value"])
+    mix = nt.nodes.new("ShaderNodeMix")
+    mix.data_type = "RGBA"
+    mix.blend_type = "MULTIPLY"
+    mix.inputs["Factor"].default_value = 1.0
+    mix.inputs["A"].default_value = (*color[:3], 1.0)
+    nt.links.new(ramp.outputs["Result"], mix.inputs["B"])
+    nt.links.new(mix.outputs["Result"], bsdf.inputs["Base Color"])
+    if bump > 0:
+        b = nt.nodes.new("ShaderNodeBump")
+        b.inputs["Strength"].default_value = bump
+        b.inputs["Distance"].default_value = 0.002
+        nt.links.new(noise.outputs["Fac"], b.inputs["Height"])
+        nt.links.new(b.outputs["Normal"], bsdf.inputs["Normal"])
+    return mix

@@ -18,24 +18,7 @@ from geometry.scene import BuildInfo, SceneObject  # noqa: E402
 
 def _noisy(name, color, rough, scale, amount):
     mat = materials.principled(name, color, rough)
-    nt = mat.node_tree
-    bsdf = nt.nodes["Principled BSDF"]
-    tc = nt.nodes.new("ShaderNodeTexCoord")
-    noise = nt.nodes.new("ShaderNodeTexNoise")
-    noise.inputs["Scale"].default_value = scale
-    noise.inputs["Detail"].default_value = 8.0
-    nt.links.new(tc.outputs["Object"], noise.inputs["Vector"])
-    ramp = nt.nodes.new("ShaderNodeMapRange")
-    ramp.inputs["To Min"].default_value = 1.0 - amount
-    ramp.inputs["To Max"].default_value = 1.0 + amount
-    nt.links.new(noise.outputs["Fac"], ramp.inputs["Value"])
-    mix = nt.nodes.new("ShaderNodeMix")
-    mix.data_type = "RGBA"
-    mix.blend_type = "MULTIPLY"
-    mix.inputs["Factor"].default_value = 1.0
-    mix.inputs["A"].default_value = (*color[:3], 1.0)
-    nt.links.new(ramp.outputs["Result"], mix.inputs["B"])
-    nt.links.new(mix.outputs["Result"], bsdf.inputs["Base Color"])
+    materials.noise_tint(mat.node_tree, mat.node_tree.nodes["Principled BSDF"], color, scale, amount, detail=8.0)
     return mat
 
 

@@ -37,31 +37,7 @@ def _wave_scale(period_m: float) -> float:
     return 2 * math.pi / (20.0 * period_m)
 
 
-def _noise_mix(nt, bsdf, color, scale: float, amount: float, coord="Object", bump: float = 0.0):
-    """Base colour = colour x (1 - amount + amount * noise); optional bump from the noise."""
-    tc = nt.nodes.new("ShaderNodeTexCoord")
-    noise = nt.nodes.new("ShaderNodeTexNoise")
-    noise.inputs["Scale"].default_value = scale
-    noise.inputs["Detail"].default_value = 6.0
-    nt.links.new(tc.outputs[coord], noise.inputs["Vector"])
-    ramp = nt.nodes.new("ShaderNodeMapRange")
-    ramp.inputs["To Min"].default_value = 1.0 - amount
-    ramp.inputs["To Max"].default_value = 1.0 + amount
-    nt.links.new(noise.outputs["Fac"], ramp.inputs["Value"])
-    mix = nt.nodes.new("ShaderNodeMix")
-    mix.data_type = "RGBA"
-    mix.blend_type = "MULTIPLY"
-    mix.inputs["Factor"].default_value = 1.0
-    mix.inputs["A"].default_value = (*color[:3], 1.0)
-    nt.links.new(ramp.outputs["Result"], mix.inputs["B"])
-    nt.links.new(mix.outputs["Result"], bsdf.inputs["Base Color"])
-    if bump > 0:
-        b = nt.nodes.new("ShaderNodeBump")
-        b.inputs["Strength"].default_value = bump
-        b.inputs["Distance"].default_value = 0.002
-        nt.links.new(noise.outputs["Fac"], b.inputs["Height"])
-        nt.links.new(b.outputs["Normal"], bsdf.inputs["Normal"])
-    return mix
+_noise_mix = materials.noise_tint  # kept under the old name for the roof-family builders
 
 
 def _factor(nt, tex_type: str, scale: float, amount: float, **inputs):

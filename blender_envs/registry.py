@@ -19,6 +19,7 @@ _MODULES: dict[str, str] = {
     "wire_adequacy": "blender_envs.solar.wire_adequacy",
     "slope_gauge": "blender_envs.solar.slope_gauge",
     "equipment_label": "blender_envs.solar.equipment_label",
+    "horizon_peak": "blender_envs.solar.horizon_peak",
 }
 
 

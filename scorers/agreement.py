@@ -22,7 +22,7 @@ import hashlib
 import math
 from collections import Counter
 from itertools import combinations
-from typing import Any, Hashable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 from pydantic import BaseModel

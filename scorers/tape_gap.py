@@ -33,7 +33,7 @@ import math
 import numpy as np
 
 from blender_envs.solar.tape_spec import (
-    FLUSH_MAX_DEG, FRONT_MAX_DEG, INCH_M, TAPE_BLADE_OBJECT, TapeSpec, apparent_reading_in,
+    FLUSH_MAX_DEG, FRONT_MAX_DEG, TAPE_BLADE_OBJECT, TapeSpec, apparent_reading_in,
     blade_point, front_of_blade, gap_in, geometric_crossing_reading_in, image_lean_deg, lean_deg,
 )
 from geometry.camera import CameraPose, blur_at_target_px, project

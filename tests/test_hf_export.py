@@ -1,6 +1,8 @@
 """RealityBench HF export: loads offline with images, documents itself, and is byte-reproducible."""
 from __future__ import annotations
 
+from synthetic_runs import ground_truth, jpeg_bytes
+
 import os
 
 os.environ["HF_DATASETS_OFFLINE"] = "1"  # before `datasets` is imported: its config reads these once
@@ -14,7 +16,6 @@ import shutil  # noqa: E402
 import subprocess  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pyarrow as pa  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
@@ -33,18 +34,10 @@ BENCHMARK = ROOT / "configs/benchmark/realitybench.yaml"
 
 
 def _jpeg(seed: int, size=(64, 48)) -> bytes:
-    rng = np.random.default_rng(seed)
-    arr = (rng.random((size[1], size[0], 3)) * 255).astype(np.uint8)
-    buf = io.BytesIO()
-    PILImage.fromarray(arr).save(buf, format="JPEG", quality=85)
-    return buf.getvalue()
+    return jpeg_bytes(seed, size)
 
 
-def _ground_truth(env: str, i: int) -> dict:
-    if env == "tape_gap":
-        return {"reading_in": 3.25 + i / 16, "gap_in": 3.0 + i / 8, "tilted": i % 2 == 1,
-                "geometric_reading_in": 3.2 + i / 16}
-    return {"reading_deg": 18.4 + i, "on_module": i % 3 != 0}
+_ground_truth = ground_truth
 
 
 def _terms(verdict: str) -> list[TermResult]:

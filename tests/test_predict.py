@@ -1,6 +1,8 @@
 """`scenebench predict` against a stub OpenAI-compatible server on 127.0.0.1 (no other traffic)."""
 from __future__ import annotations
 
+from synthetic_runs import ground_truth, jpeg_bytes
+
 import os
 
 os.environ["HF_DATASETS_OFFLINE"] = "1"  # the exporter imports `datasets`; never reach the hub
@@ -16,7 +18,6 @@ import time  # noqa: E402
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from PIL import Image as PILImage  # noqa: E402
 
@@ -34,17 +35,10 @@ KEY = "sk-test-5ecret-never-in-files"
 
 # -- a tiny exported dataset (run-store helper copied from test_hf_export.py, trimmed) ---------------
 def _jpeg(seed: int, size=(32, 24)) -> bytes:
-    rng = np.random.default_rng(seed)
-    arr = (rng.random((size[1], size[0], 3)) * 255).astype(np.uint8)
-    buf = io.BytesIO()
-    PILImage.fromarray(arr).save(buf, format="JPEG", quality=85)
-    return buf.getvalue()
+    return jpeg_bytes(seed, size)
 
 
-def _ground_truth(env: str, i: int) -> dict:
-    if env == "tape_gap":
-        return {"reading_in": 3.25 + i / 16, "gap_in": 3.0 + i / 8, "tilted": i % 2 == 1}
-    return {"reading_deg": 18.4 + i, "on_module": i % 3 != 0}
+_ground_truth = ground_truth
 
 
 def make_run(run_dir: Path, env: str, stratum: str, n: int) -> Path:

@@ -1,18 +1,18 @@
 """`scenebench score` end to end: a real export, messy prediction files, hand-computed metrics."""
 from __future__ import annotations
 
+from synthetic_runs import ground_truth, jpeg_bytes
+
 import os
 
 os.environ["HF_DATASETS_OFFLINE"] = "1"  # before `datasets` is imported (the export imports it)
 os.environ["HF_HUB_OFFLINE"] = "1"
 
-import io  # noqa: E402
 import json  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from PIL import Image as PILImage  # noqa: E402
 
@@ -28,18 +28,10 @@ SLOPE_KEYS = ("reading_deg", "on_module")
 # ---------------------------------------------------------------- a small exported dataset
 
 def _jpeg(seed: int, size=(64, 48)) -> bytes:
-    rng = np.random.default_rng(seed)
-    arr = (rng.random((size[1], size[0], 3)) * 255).astype(np.uint8)
-    buf = io.BytesIO()
-    PILImage.fromarray(arr).save(buf, format="JPEG", quality=85)
-    return buf.getvalue()
+    return jpeg_bytes(seed, size)
 
 
-def _ground_truth(env: str, i: int) -> dict:
-    if env == "tape_gap":
-        return {"reading_in": 3.25 + i / 16, "gap_in": 3.0 + i / 8, "tilted": i % 2 == 1,
-                "geometric_reading_in": 3.2 + i / 16}
-    return {"reading_deg": 18.4 + i, "on_module": i % 3 != 0}
+_ground_truth = ground_truth
 
 
 def _terms(kind: str) -> tuple[str, list[TermResult]]:

@@ -3,7 +3,6 @@ beveled meshes, every term on hand-made poses, the frame-side terms on synthetic
 and one render whose object-index pass is checked against the ray-cast labels."""
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import pytest

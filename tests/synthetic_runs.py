@@ -1,0 +1,24 @@
+"""Small real pieces for synthetic run stores in export/predict/score tests."""
+from __future__ import annotations
+
+import io
+
+import numpy as np
+from PIL import Image as PILImage
+
+
+def jpeg_bytes(seed: int, size=(64, 48)) -> bytes:
+    """A real (noise) JPEG, different per seed."""
+    rng = np.random.default_rng(seed)
+    arr = (rng.random((size[1], size[0], 3)) * 255).astype(np.uint8)
+    buf = io.BytesIO()
+    PILImage.fromarray(arr).save(buf, format="JPEG", quality=85)
+    return buf.getvalue()
+
+
+def ground_truth(env: str, i: int) -> dict:
+    """Ground truth with every answer key of tape_gap or slope_gauge."""
+    if env == "tape_gap":
+        return {"reading_in": 3.25 + i / 16, "gap_in": 3.0 + i / 8, "tilted": i % 2 == 1,
+                "geometric_reading_in": 3.2 + i / 16}
+    return {"reading_deg": 18.4 + i, "on_module": i % 3 != 0}

@@ -537,3 +537,25 @@ def camera_inside_mesh(
     fn = mesh.face_normals()[tri[hit]]
     back = np.einsum("ij,ij->i", fn, dirs[hit]) > 0
     return bool(back.sum() > 0.5 * hit.sum())
+
+
+def frame_and_occlusion_fractions(
+    raycaster: Raycaster,
+    points: np.ndarray,
+    object_id: int,
+    K: np.ndarray,
+    cam_to_world: np.ndarray,
+    width: int,
+    height: int,
+) -> tuple[float, float]:
+    """(in-frame fraction, Table 2 unoccluded fraction of the in-frame ones) of given
+    target points, e.g. a tape crossing or a label's grid; 0 when none is in frame."""
+    points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+    if len(points) == 0:
+        return 0.0, 0.0
+    inside = in_frame_mask(points, K, cam_to_world, width, height)
+    if not inside.any():
+        return 0.0, 0.0
+    _, C = _split_pose(np.asarray(cam_to_world, dtype=np.float64))
+    seen = visible_mask(raycaster, C, points[inside], object_id, self_occludes=False)
+    return float(inside.mean()), float(seen.mean())

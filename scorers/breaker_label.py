@@ -23,7 +23,7 @@ import numpy as np
 
 from blender_envs.house.breaker_label import (CARD_OBJECT, BreakerLabelSpec, card_frame, card_layout, card_points)
 from geometry.camera import CameraPose, project
-from geometry.raycast import in_frame_mask, px_per_unit, visible_mask
+from geometry.raycast import frame_and_occlusion_fractions, px_per_unit
 from scorers.image_stats import saturated_fraction, weber_contrast
 from scorers.terms import TermResult, term
 
@@ -91,12 +91,8 @@ def frame_terms(image: np.ndarray, object_index: np.ndarray, card_id: int) -> tu
 
 def card_visibility(geo, spec: BreakerLabelSpec, pose: CameraPose) -> tuple[float, float]:
     pts = card_points(spec, 9, 13, inset=0.01) + 2e-4 * card_frame(spec)[:3, 2]
-    inside = in_frame_mask(pts, pose.K_array(), pose.cam_to_world_array(), pose.width, pose.height)
-    unocc = 0.0
-    if inside.any():
-        seen = visible_mask(geo.raycaster, pose.center, pts[inside], geo.object_id(CARD_OBJECT), self_occludes=False)
-        unocc = float(seen.mean())
-    return float(inside.mean()), unocc
+    return frame_and_occlusion_fractions(geo.raycaster, pts, geo.object_id(CARD_OBJECT), pose.K_array(),
+                                         pose.cam_to_world_array(), pose.width, pose.height)
 
 
 def score_scene(geo, view) -> list[TermResult]:

@@ -97,18 +97,14 @@ def scene_terms_of(spec, pose, in_frame: float, unocc: float, context: float) ->
 
 
 def score_scene(geo, view) -> list[TermResult]:
-    from geometry.raycast import in_frame_mask, visible_mask
+    from geometry.raycast import frame_and_occlusion_fractions
 
     spec, pose = _spec(geo), view.pose
-    P = label_points(spec.label)
-    inside = in_frame_mask(P, pose.K_array(), pose.cam_to_world_array(), pose.width, pose.height)
-    unocc = 0.0
-    if inside.any():
-        unocc = float(visible_mask(geo.raycaster, pose.center, P[inside], geo.object_id(LABEL_OBJECT),
-                                   self_occludes=False).mean())
+    in_frame, unocc = frame_and_occlusion_fractions(geo.raycaster, label_points(spec.label), geo.object_id(LABEL_OBJECT),
+                                                    pose.K_array(), pose.cam_to_world_array(), pose.width, pose.height)
     ids = pixel_grid_ids(geo.raycaster, pose)
     context = float(np.isin(ids, context_ids(geo, spec)).mean())
-    return scene_terms_of(spec, pose, float(inside.mean()), unocc, context)
+    return scene_terms_of(spec, pose, in_frame, unocc, context)
 
 
 def frame_terms_of(image: np.ndarray, mask: np.ndarray) -> list[TermResult]:

@@ -133,18 +133,15 @@ def scene_terms_of(spec: SlopeGaugeSpec, pose: CameraPose, in_frame: float, unoc
 
 
 def score_scene(geo, view) -> list[TermResult]:
-    from geometry.raycast import in_frame_mask, visible_mask
+    from geometry.raycast import frame_and_occlusion_fractions
 
     spec, pose = _spec(geo), view.pose
-    P = display_points(spec.roof, spec.gauge)
-    inside = in_frame_mask(P, pose.K_array(), pose.cam_to_world_array(), pose.width, pose.height)
-    unocc = 0.0
-    if inside.any():
-        unocc = float(visible_mask(geo.raycaster, pose.center, P[inside], geo.object_id(GAUGE_DISPLAY_OBJECT),
-                                   self_occludes=False).mean())
+    in_frame, unocc = frame_and_occlusion_fractions(
+        geo.raycaster, display_points(spec.roof, spec.gauge), geo.object_id(GAUGE_DISPLAY_OBJECT),
+        pose.K_array(), pose.cam_to_world_array(), pose.width, pose.height)
     ids = pixel_grid_ids(geo.raycaster, pose)
     glass = float(np.isin(ids, list(glass_ids(geo))).mean())
-    return scene_terms_of(spec, pose, float(inside.mean()), unocc, glass, visible_edge_px(geo, spec, pose))
+    return scene_terms_of(spec, pose, in_frame, unocc, glass, visible_edge_px(geo, spec, pose))
 
 
 def frame_terms_of(image: np.ndarray, mask: np.ndarray) -> list[TermResult]:

@@ -197,21 +197,15 @@ def _inputs(spec):
 
 
 def score_scene(geo, view) -> list[TermResult]:
-    from geometry.raycast import in_frame_mask, visible_mask
+    from geometry.raycast import frame_and_occlusion_fractions
 
     tape, (p0, p1), _ = _inputs(geo.spec)
     pose = view.pose
     r = apparent_reading_in(tape, p0, p1, pose.center)
     vis = (0.0, 0.0)
     if crossing_on_blade(tape, r):
-        pts = crossing_points(tape, r)
-        inside = in_frame_mask(pts, pose.K_array(), pose.cam_to_world_array(), pose.width, pose.height)
-        unocc = 0.0
-        if inside.any():
-            seen = visible_mask(geo.raycaster, pose.center, pts[inside], geo.object_id(TAPE_BLADE_OBJECT),
-                                self_occludes=False)
-            unocc = float(seen.mean())
-        vis = (float(inside.mean()), unocc)
+        vis = frame_and_occlusion_fractions(geo.raycaster, crossing_points(tape, r), geo.object_id(TAPE_BLADE_OBJECT),
+                                            pose.K_array(), pose.cam_to_world_array(), pose.width, pose.height)
     return scene_terms(tape, p0, p1, pose, vis)
 
 

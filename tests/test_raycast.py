@@ -326,3 +326,21 @@ def test_fibonacci_sphere_unit_and_balanced():
     d = fibonacci_sphere(64)
     np.testing.assert_allclose(np.linalg.norm(d, axis=1), 1.0, atol=1e-12)
     assert np.linalg.norm(d.mean(axis=0)) < 0.05
+
+
+def test_frame_and_occlusion_fractions_of_given_points():
+    """Half of a card's points are outside the frame; of the rest, a blocker hides half."""
+    from geometry.raycast import frame_and_occlusion_fractions
+
+    card = trimesh.creation.box(extents=(2.0, 1.0, 0.01))
+    card.apply_translation((0.0, 0.0, 5.0))
+    blocker = trimesh.creation.box(extents=(0.5, 2.0, 0.01))
+    blocker.apply_translation((0.25, 0.0, 3.0))
+    mesh = SceneMesh.from_trimesh_parts([(1, "card", card), (2, "blocker", blocker)])
+    K = np.array([[100.0, 0, 99.5], [0, 100.0, 99.5], [0, 0, 1]])
+    T = np.eye(4)
+    pts = np.array([[x, 0.0, 4.99] for x in (-0.9, -0.45, 0.1, 0.4)] + [[x, 0.0, 4.99] for x in (6.0, 7.0, 8.0, 9.0)])
+    f_in, f_unocc = frame_and_occlusion_fractions(Raycaster(mesh), pts, 1, K, T, 200, 200)
+    assert f_in == 0.5
+    assert f_unocc == 0.5
+    assert frame_and_occlusion_fractions(Raycaster(mesh), pts[4:], 1, K, T, 200, 200) == (0.0, 0.0)

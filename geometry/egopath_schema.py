@@ -132,6 +132,7 @@ class Question(BaseModel):
     user_prompt: str
     display_ids: list[int]                   # ids drawn on this question's overlay
     waypoint_world: dict[str, list[float]]   # str(display id) -> [x, y, z], for route lengths
+    waypoint_pixels: dict[str, list[float]] = Field(default_factory=dict)  # str(display id) -> [u, v], for overlays
     positives: list[int] = Field(default_factory=list)   # traversability: task-feasible ids
     start_id: int | None = None
     legal_edges: list[list[int]] = Field(default_factory=list)  # route tasks: undirected [a, b], a < b

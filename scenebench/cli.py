@@ -95,6 +95,42 @@ def cmd_export(args) -> int:
     bench_path = _benchmark_file(args.benchmark)
     bench = yaml.safe_load(bench_path.read_text(encoding="utf-8")) or {}
     envs = list(bench.get("environments") or {})
+    if bench.get("benchmark") == "egopathbench":  # EgoPathBench: questions per task config, SFT + audits
+        from packagers.egopath import EgoPathExportError, export_egopathbench
+
+        if args.format != "hf":
+            raise CliError("egopathbench exports only --format hf")
+        if args.runs:
+            runs = [Path(r) for r in args.runs]
+            for r in runs:
+                if not r.is_dir():
+                    raise CliError(f"run directory {r} does not exist")
+        else:
+            root = Path(args.runs_root)
+            runs = [root / e for e in envs if (root / e / "records.jsonl").is_file()]
+            if not runs:
+                raise CliError(f"no run directories under {root}/ for benchmark egopathbench "
+                               f"(looked for {root}/<env>/records.jsonl; render first or pass --runs)")
+        opts = bench.get("export") or {}
+        try:
+            summary = export_egopathbench(runs, Path(args.out), bench)
+        except EgoPathExportError as exc:
+            raise CliError(str(exc)) from None
+        print(f"scenebench: {summary.total_questions} questions from {len(runs)} run(s) -> {summary.root}")
+        for config in sorted(summary.counts):
+            print(f"scenebench:   {config}: " + ", ".join(f"{s} {n}" for s, n in summary.counts[config].items()))
+        if opts.get("sft", False) and summary.counts and any("train" in c for c in summary.counts.values()):
+            from packagers.egopath_sft import export_sft
+
+            audit = export_sft(summary.root, Path(args.out) / "egopathbench_sft")
+            print(f"scenebench: SFT {audit['complete_training_rows']}/{audit['training_rows']} rows, audit "
+                  f"{audit['format_and_answer_audit']} -> {Path(args.out) / 'egopathbench_sft'}")
+        if opts.get("audits", False):
+            from packagers.egopath_audits import run_audits
+
+            written = run_audits(runs, summary.root, Path(args.out) / "egopathbench_audits")
+            print(f"scenebench: audits -> {', '.join(str(p) for p in written)}")
+        return 0
     if args.runs:
         runs = [Path(r) for r in args.runs]
         for r in runs:
@@ -139,6 +175,26 @@ def cmd_score(args) -> int:
     """Grade prediction files against an exported dataset and write the report directory."""
     from pathlib import Path
 
+    from scorers.egopath_report import find_egopath_root
+
+    if find_egopath_root(args.dataset) is not None:  # benchmark.json says egopathbench
+        from scorers import egopath
+        from scorers.egopath_report import EgoPathDataError, run_score, summary_table as ego_table
+
+        # Unset -> App. A's 10,000 scene-cluster resamples with seed 20260717.
+        seed = egopath.SEED if args.seed is None else args.seed
+        n_res = egopath.N_RESAMPLES if args.n_resamples is None else args.n_resamples
+        try:
+            metrics, warnings, md = run_score(args.dataset, args.predictions, args.report_dir, seed=seed,
+                                              n_resamples=n_res)
+        except (EgoPathDataError, ValueError) as exc:
+            raise CliError(str(exc)) from None
+        for w in warnings:
+            print(f"scenebench: warning: {w}", file=sys.stderr)
+        print(ego_table(metrics))
+        print(f"scenebench: report -> {md}")
+        return 0
+
     from scorers.dataset_items import DatasetError, dataset_root, load_items
     from scorers.report import ReportError, load_predictions, load_price_table, score, summary_table, write_report
 
@@ -146,7 +202,7 @@ def cmd_score(args) -> int:
         items = load_items(args.dataset)
         preds = [load_predictions(p) for p in args.predictions]
         prices = load_price_table(args.prices)
-        metrics, warnings = score(items, preds, prices, seed=args.seed, n_ci=args.n_resamples,
+        metrics, warnings = score(items, preds, prices, seed=args.seed or 0, n_ci=args.n_resamples or 1000,
                                   n_paired=args.n_paired, dataset=str(dataset_root(args.dataset)),
                                   prices_path=str(args.prices) if args.prices else "configs/prices.yaml")
     except (DatasetError, ReportError) as exc:
@@ -232,8 +288,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--predictions", required=True, nargs="+", metavar="JSONL", help="one JSONL per model")
     p.add_argument("--report-dir", default=None, help="default: reports/<dataset name>")
     p.add_argument("--prices", default=None, help="price table YAML (default: configs/prices.yaml)")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed")
-    p.add_argument("--n-resamples", type=int, default=1000, help=argparse.SUPPRESS)
+    p.add_argument("--seed", type=int, default=None,
+                   help="bootstrap seed (default: 0; EgoPathBench: 20260717, as App. A)")
+    p.add_argument("--n-resamples", type=int, default=None, help=argparse.SUPPRESS)
     p.add_argument("--n-paired", type=int, default=2000, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_score)
 

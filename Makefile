@@ -58,6 +58,7 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) bench/render_overhead.py
+	$(PY) bench/egopath_graph.py
 
 clean:
 	rm -rf $(VENV) out .pytest_cache *.egg-info

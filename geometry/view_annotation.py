@@ -34,6 +34,7 @@ from geometry.egopath_schema import (
     Waypoint,
 )
 from geometry.feasibility import (
+    CLEARANCE_CAP_M,
     agent_radius,
     feasibility_graph,
     feasible_mask,
@@ -59,7 +60,6 @@ from geometry.waypoints import (
 __all__ = ["NoStartError", "build_view_annotation", "verify_route", "AGENTS"]
 
 AGENTS = ("point", "embodied")
-CLEARANCE_CAP_M = 5.0
 
 
 class NoStartError(ValueError):

@@ -20,6 +20,7 @@ _MODULES: dict[str, str] = {
     "slope_gauge": "blender_envs.solar.slope_gauge",
     "equipment_label": "blender_envs.solar.equipment_label",
     "horizon_peak": "blender_envs.solar.horizon_peak",
+    "egopath": "blender_envs.indoor.egopath",
 }
 
 

@@ -1,0 +1,1 @@
+"""Indoor scenes (EgoPathBench): procedural furnished floor plans, first-person views."""

@@ -173,6 +173,8 @@ def read_views(run_dir: str | Path) -> list[View]:
         if rec.verdict != "accept":
             continue
         gt = dict(rec.ground_truth)
+        if "annotation_error" in gt:  # the view had no usable start; it carries no questions
+            continue
         group = gt.pop("scene_group", None)
         if not group:
             raise EgoPathExportError(f"{rec.frame_id}: ground truth lacks scene_group")

@@ -6,20 +6,28 @@ Shards are streamed batch by batch and merged in id order, so memory stays at a 
 batches however large the export is.
 
 Layout: `<root>/<config>/<split>-0000i-of-0000N.parquet`; `root` may also be the export's
-parent directory (the one holding `realitybench/`).
+parent directory (the one holding `realitybench/` or `egopathbench/`).
+
+Both benchmarks' exports read the same way: RealityBench rows carry `env` and `prompt`;
+EgoPathBench rows carry `task`, `system_prompt` and `user_prompt`, their split is
+`benchmark`, and its text-only control rows have no image.
 """
 from __future__ import annotations
 
 import heapq
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
 import pyarrow.parquet as pq
 
-DATASET_NAME = "realitybench"
+DATASET_NAMES = ("realitybench", "egopathbench")
 SPLIT = "test"
-REQUIRED_COLUMNS = ("id", "env", "prompt", "image")
+DEFAULT_SPLITS = {"realitybench": "test", "egopathbench": "benchmark"}
+REQUIRED_COLUMNS = ("id", "image")
+PROMPT_COLUMNS = ("prompt", "user_prompt")    # one of them names the user prompt
+GROUP_COLUMNS = ("env", "task")               # one of them names what the item belongs to
 
 
 class DatasetError(ValueError):
@@ -33,7 +41,8 @@ class Item:
     env: str
     stratum: str | None
     prompt: str
-    image: bytes            # the JPEG exactly as exported (never decoded here)
+    image: bytes            # the JPEG exactly as exported (never decoded here); b"" for text-only rows
+    system_prompt: str | None = None
 
 
 def _shards(config_dir: Path, split: str) -> list[Path]:
@@ -45,9 +54,25 @@ def resolve_root(path: str | Path, split: str = SPLIT) -> Path:
     path = Path(path)
     if not path.is_dir():
         raise DatasetError(f"dataset directory {path} does not exist")
-    if not any(_shards(d, split) for d in path.iterdir() if d.is_dir()) and (path / DATASET_NAME).is_dir():
-        path = path / DATASET_NAME
+    if not any(_shards(d, split) for d in path.iterdir() if d.is_dir()):
+        for name in DATASET_NAMES:
+            if (path / name).is_dir() and any(_shards(d, split) for d in (path / name).iterdir() if d.is_dir()):
+                return path / name
     return path
+
+
+def default_split(path: str | Path) -> str:
+    """`benchmark` for an EgoPathBench export (its benchmark.json says so), else `test`."""
+    path = Path(path)
+    for root in (path, *(path / n for n in DATASET_NAMES)):
+        meta = root / "benchmark.json"
+        if meta.is_file():
+            try:
+                name = json.loads(meta.read_text(encoding="utf-8")).get("benchmark")
+            except (OSError, ValueError):
+                continue
+            return DEFAULT_SPLITS.get(name, SPLIT)
+    return SPLIT
 
 
 def list_configs(root: str | Path, split: str = SPLIT) -> list[str]:
@@ -72,6 +97,7 @@ def _select(root: Path, configs: Iterable[str] | None, split: str) -> list[str]:
 def _check_columns(path: Path, pf: pq.ParquetFile) -> None:
     names = pf.schema_arrow.names
     missing = [c for c in REQUIRED_COLUMNS if c not in names]
+    missing += [" or ".join(alt) for alt in (PROMPT_COLUMNS, GROUP_COLUMNS) if not set(alt) & set(names)]
     if missing:
         raise DatasetError(f"{path}: missing column(s) {', '.join(missing)}")
 
@@ -101,20 +127,26 @@ def item_ids(root: str | Path, configs: Iterable[str] | None = None, split: str 
 def _rows(config: str, path: Path, wanted: set[str] | None, batch_size: int) -> Iterator[Item]:
     pf = pq.ParquetFile(path)
     _check_columns(path, pf)
-    cols = [c for c in ("id", "env", "stratum", "prompt", "image") if c in pf.schema_arrow.names]
+    names = pf.schema_arrow.names
+    prompt_col = next(c for c in PROMPT_COLUMNS if c in names)
+    group_col = next(c for c in GROUP_COLUMNS if c in names)
+    text_only = config.endswith("_text_only")   # EgoPathBench's Table S5 control: no image on purpose
+    cols = [c for c in ("id", group_col, "stratum", prompt_col, "system_prompt", "image") if c in names]
     for batch in pf.iter_batches(batch_size=batch_size, columns=cols):
         ids = batch.column("id").to_pylist()
         keep = [k for k, i in enumerate(ids) if wanted is None or i in wanted]
         if not keep:
             continue
-        env = batch.column("env").to_pylist()
-        prompt = batch.column("prompt").to_pylist()
+        env = batch.column(group_col).to_pylist()
+        prompt = batch.column(prompt_col).to_pylist()
         stratum = batch.column("stratum").to_pylist() if "stratum" in cols else [None] * len(ids)
-        image = batch.column("image").field("bytes").to_pylist()
+        system = batch.column("system_prompt").to_pylist() if "system_prompt" in cols else [None] * len(ids)
+        images = batch.column("image").to_pylist()
         for k in keep:
-            if not image[k]:
+            image = (images[k] or {}).get("bytes") or b""
+            if not image and not text_only:
                 raise DatasetError(f"{path}: row {ids[k]} has no embedded image bytes")
-            yield Item(ids[k], config, env[k], stratum[k], prompt[k], image[k])
+            yield Item(ids[k], config, env[k], stratum[k], prompt[k], image, system[k])
 
 
 def _sorted_rows(config: str, path: Path, wanted: set[str] | None, batch_size: int) -> Iterator[Item]:

@@ -37,7 +37,7 @@ from pathlib import Path
 import requests
 from tqdm import tqdm
 
-from model_runs.dataset_items import DatasetError, Item, item_ids, iter_items
+from model_runs.dataset_items import DatasetError, Item, default_split, item_ids, iter_items
 from render_farm import atomic
 
 # Backoff (module constants so tests can shrink them; the CLI keeps the defaults).
@@ -81,15 +81,21 @@ def chat_url(endpoint: str) -> str:
     return e if e.endswith("/chat/completions") else e + "/chat/completions"
 
 
-def build_payload(cfg: ClientConfig, prompt: str, jpeg: bytes) -> dict:
-    """The request body; temperature only when asked for (otherwise the provider's default)."""
-    url = "data:image/jpeg;base64," + base64.b64encode(jpeg).decode("ascii")
+def build_payload(cfg: ClientConfig, prompt: str, jpeg: bytes, system: str | None = None) -> dict:
+    """The request body; temperature only when asked for (otherwise the provider's default).
+
+    A system prompt (EgoPathBench, Table S2) goes first; an empty image (a text-only
+    control row) sends the text alone."""
+    content: list[dict] = [{"type": "text", "text": prompt}]
+    if jpeg:
+        mime = "image/png" if jpeg[:8] == b"\x89PNG\r\n\x1a\n" else "image/jpeg"
+        url = f"data:{mime};base64," + base64.b64encode(jpeg).decode("ascii")
+        content.append({"type": "image_url", "image_url": {"url": url}})
+    messages = [{"role": "system", "content": system}] if system else []
+    messages.append({"role": "user", "content": content})
     body = {
         "model": cfg.model,
-        "messages": [{"role": "user", "content": [
-            {"type": "text", "text": prompt},
-            {"type": "image_url", "image_url": {"url": url}},
-        ]}],
+        "messages": messages,
         "max_tokens": cfg.max_tokens,
     }
     if cfg.temperature is not None:
@@ -192,7 +198,7 @@ def call_item(cfg: ClientConfig, item: Item, stop: threading.Event | None = None
     headers = {"Content-Type": "application/json"}
     if cfg.api_key:
         headers["Authorization"] = f"Bearer {cfg.api_key}"
-    data = json.dumps(build_payload(cfg, item.prompt, item.image)).encode("ascii")  # ensure_ascii
+    data = json.dumps(build_payload(cfg, item.prompt, item.image, item.system_prompt)).encode("ascii")  # ensure_ascii
     error, fatal, attempts, wait_hint = None, None, 0, None
     for attempt in range(cfg.max_retries + 1):
         if attempt:
@@ -339,10 +345,12 @@ def default_out(model: str) -> Path:
 
 
 def run_predictions(dataset: str | Path, cfg: ClientConfig, out: str | Path, *, configs: list[str] | None = None,
-                    concurrency: int = 4, limit: int | None = None, progress: bool = True) -> PredictSummary:
+                    concurrency: int = 4, limit: int | None = None, progress: bool = True,
+                    split: str | None = None) -> PredictSummary:
     """Predict every selected item that has no response yet in `out`; see the module docstring."""
     out = Path(out)
-    ids = item_ids(dataset, configs)
+    split = split or default_split(dataset)
+    ids = item_ids(dataset, configs, split=split)
     if limit is not None:
         ids = ids[:limit]           # the first N in id order: reruns with --limit converge on one subset
     existing = read_predictions(out, repair=True)
@@ -358,7 +366,7 @@ def run_predictions(dataset: str | Path, cfg: ClientConfig, out: str | Path, *, 
         stop = threading.Event()
         bar = tqdm(total=len(todo), unit="item", desc=cfg.model, disable=not progress, file=sys.stderr)
         try:
-            summary.aborted = _run(dataset, cfg, configs, todo, concurrency, writer, stop, bar, summary)
+            summary.aborted = _run(dataset, cfg, configs, todo, concurrency, writer, stop, bar, summary, split)
         except BaseException:
             stop.set()
             raise
@@ -373,8 +381,8 @@ def run_predictions(dataset: str | Path, cfg: ClientConfig, out: str | Path, *, 
     return summary
 
 
-def _run(dataset, cfg, configs, todo, concurrency, writer, stop, bar, summary) -> str | None:
-    items = iter_items(dataset, configs, wanted=set(todo))
+def _run(dataset, cfg, configs, todo, concurrency, writer, stop, bar, summary, split) -> str | None:
+    items = iter_items(dataset, configs, wanted=set(todo), split=split)
     failures = 0
 
     def done(rec: dict) -> None:
@@ -435,7 +443,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="scenebench predict",
                                 description="Send each dataset item to an OpenAI-compatible chat-completions "
                                             "server and write the predictions JSONL (resumable).")
-    p.add_argument("--dataset", required=True, help="exported dataset directory (datasets/realitybench)")
+    p.add_argument("--dataset", required=True,
+                   help="exported dataset directory (datasets/realitybench or datasets/egopathbench)")
     p.add_argument("--endpoint", required=True, help="base URL (http://host:8000/v1) or full /chat/completions URL")
     p.add_argument("--model", required=True, help="model name as the server knows it")
     p.add_argument("--api-key-env", help="environment variable holding the API key (sent as a Bearer token)")
@@ -447,6 +456,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-tokens", type=int, default=1024, help="max_tokens of each request (default 1024)")
     p.add_argument("--temperature", type=float, help="sampling temperature (default: the provider's)")
     p.add_argument("--limit", type=int, help="only the first N items in id order")
+    p.add_argument("--split", help="split to predict (default: test; EgoPathBench: benchmark)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
 
@@ -475,7 +485,7 @@ def predict_main(argv: list[str]) -> int:
         cfg = _config_from(args)
         out = Path(args.out) if args.out else default_out(args.model)
         summary = run_predictions(args.dataset, cfg, out, configs=args.configs, concurrency=args.concurrency,
-                                  limit=args.limit, progress=not args.no_progress)
+                                  limit=args.limit, progress=not args.no_progress, split=args.split)
     except (PredictError, DatasetError) as exc:
         print(f"scenebench predict: error: {exc}", file=sys.stderr)
         return getattr(exc, "code", 2)

@@ -35,6 +35,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable
 
+import networkx as nx
 import pyarrow as pa
 import pyarrow.parquet as pq
 import yaml
@@ -43,6 +44,7 @@ from PIL import Image as PILImage
 
 from geometry.egopath_schema import (ROUTE_TASKS, TASKS, TRAVERSABILITY_TASKS, Question, RouteUnit, Sheet,
                                      ViewAnnotation)
+from geometry.feasibility import route_length, shortest_route
 from packagers.hf_export import _lib_versions, _sha256sums, _size_category, writer_settings
 from render_farm import atomic
 from render_farm.records import FrameRecord
@@ -245,20 +247,33 @@ def _traversability(view: View, split: str, stats: BuildStats) -> list[Question]
     return out
 
 
+def _shortest_legal(ids: list[int], world: dict[str, list[float]], edges: list[list[int]], start: int,
+                    goals: list[int]) -> tuple[float, list[int]] | None:
+    """The shortest legal route over the displayed graph (SPL's l_i and the exported answer)."""
+    g = nx.Graph()
+    g.add_nodes_from(ids)
+    for a, b in edges:
+        g.add_edge(a, b, weight=route_length(world, [a, b]))
+    return shortest_route(g, start, goals)
+
+
 def _route_question(view: View, split: str, task: str, unit: RouteUnit, strict: bool | None) -> Question:
     sheet = view.annotation.route
     ids, world, pixels = _wp_maps(sheet)
     point = task == "point_path"
     ref = unit.point_reference if point else unit.embodied_reference
+    edges = sorted(sorted(e) for e in (sheet.point_edges if point else sheet.embodied_edges))
+    goals = sorted(unit.point_goal_ids if point else unit.embodied_goal_ids)
+    shortest_m = unit.point_shortest_m if point else unit.embodied_shortest_m
+    best = _shortest_legal(ids, world, edges, unit.start_id, goals) if ref else None
+    if best is not None and best[0] < route_length(world, ref) - 1e-9:
+        shortest_m, ref = best  # the planner's route, string-pulled on the grid, can be beaten on the graph
     system, user = _prompt(task, target=unit.target_text, intent=unit.intent)
     base = _base(view, split, task)
     base["question_id"] += f"/{unit.route_id}"
     return Question(**base, route_id=unit.route_id, system_prompt=system, user_prompt=user, display_ids=ids,
                     waypoint_world=world, waypoint_pixels=pixels, start_id=unit.start_id,
-                    legal_edges=sorted(sorted(e) for e in (sheet.point_edges if point else sheet.embodied_edges)),
-                    goal_ids=sorted(unit.point_goal_ids if point else unit.embodied_goal_ids),
-                    reference_route=list(ref or []),
-                    shortest_m=unit.point_shortest_m if point else unit.embodied_shortest_m,
+                    legal_edges=edges, goal_ids=goals, reference_route=list(ref or []), shortest_m=shortest_m,
                     target_text=unit.target_text, intent=unit.intent if task == "intent_path" else None,
                     strict_visible=strict, answer=json.dumps(list(ref or [])))
 

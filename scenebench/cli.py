@@ -257,6 +257,10 @@ def main(argv: list[str] | None = None) -> int:
         except CliError as exc:
             print(f"scenebench: error: {exc}", file=sys.stderr)
             return 2
+    if argv[:1] == ["audit"]:  # EgoPathBench App. B audits; their parser owns the options
+        from packagers.egopath_audits import main as audit_main
+
+        return audit_main(argv[1:])
     parser = argparse.ArgumentParser(prog="scenebench", description=__doc__)
     parser.add_argument("--version", action="version", version=f"scenebench {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)

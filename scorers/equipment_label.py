@@ -7,6 +7,8 @@ scene side  label_in_frame      all label samples (9x7 grid, 2% inside its edges
             barcode_module_px   >= 1 px per barcode module at the label
             label_view_angle    <= 60 deg
             equipment_in_view   >= 5% of the frame's pixels see the equipment or its mounting
+            sharp_at_target     defocus + motion blur at the label centre <= 5 px (Table 1's
+                                caption: every capture task; the requirement rejects a blur)
 frame side  label_saturated     <= 30% of label pixels clipped
             paper_luminance     >= 0.05 (linear) inside the label mask
             label_contrast      Weber contrast >= 0.3 inside the label mask
@@ -33,6 +35,7 @@ CONTEXT_MIN = 0.05
 SATURATED_MAX = 0.3
 PAPER_MIN = 0.05
 WEBER_MIN = 0.3
+BLUR_MAX_PX = 5.0        # Table 1 caption: sharp at target, as rail_attachment / tape_gap
 GRID_STEP_PX = 8
 _CONTEXT_CATEGORIES = {"module": {"module_backsheet", "module_glass", "module_frame", "module_jbox", "rail", "l_foot",
                                   "clamp"},
@@ -84,6 +87,12 @@ def pixel_grid_ids(raycaster, pose: CameraPose, step: int = GRID_STEP_PX) -> np.
     return oid.reshape(V.shape)
 
 
+def blur_at_label_px(spec: EquipmentLabelSpec, pose: CameraPose) -> float | None:
+    """Table 2 blur at target (circle of confusion + motion displacement) at the label centre."""
+    b = blur_at_target_px(pose, np.asarray(spec.label.center, float))
+    return b if math.isfinite(b) else None
+
+
 def scene_terms_of(spec, pose, in_frame: float, unocc: float, context: float) -> list[TermResult]:
     row_px, mod_px = resolution_px(spec, pose)
     return [
@@ -93,6 +102,7 @@ def scene_terms_of(spec, pose, in_frame: float, unocc: float, context: float) ->
         term("barcode_module_px", "scene", mod_px, ">=", MODULE_PX_MIN, "px"),
         term("label_view_angle", "scene", label_view_angle(spec, pose), "<=", VIEW_ANGLE_MAX, "deg"),
         term("equipment_in_view", "scene", context, ">=", CONTEXT_MIN),
+        term("sharp_at_target", "scene", blur_at_label_px(spec, pose), "<=", BLUR_MAX_PX, "px"),
     ]
 
 
@@ -136,7 +146,7 @@ def ground_truth(geo, view, frame=None) -> dict:
         "text_row_px": _r(row_px),
         "barcode_module_px": _r(mod_px),
         "label_corners_px": np.round(uv, 3).tolist() if bool(np.all(z > 0)) else None,
-        "blur_at_label_px": _r(blur_at_target_px(pose, np.asarray(lab.center, float))),
+        "blur_at_label_px": _r(blur_at_label_px(spec, pose)),
     }
     if frame is not None:
         gt["label_mask_px"] = int((frame.object_index == geo.object_id(LABEL_OBJECT)).sum())

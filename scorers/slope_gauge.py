@@ -9,6 +9,9 @@ scene side  display_in_frame       all display samples (9x5 grid incl. corners) 
             gauge_yaw              |yaw| <= 15 deg; gray for 15-45 deg
             module_glass_in_frame  >= 2% of the frame's pixels see module glass (ray cast)
             module_edge_visible    >= 300 px of module-frame top edge visible
+            sharp_at_target        defocus + motion blur at the display centre <= 5 px
+                                   (Table 1's caption: every capture task; the requirement
+                                   rejects an unreadable display)
 frame side  display_saturated      <= 30% of display pixels clipped
             display_contrast       Weber contrast >= 0.2 inside the display mask
 """
@@ -21,7 +24,7 @@ import numpy as np
 from blender_envs.solar.roof_spec import module_rect_uv, module_top_z, roof_to_world
 from blender_envs.solar.slope_gauge import (DIGIT_HEIGHT_M, GAUGE_DISPLAY_OBJECT, SlopeGaugeSpec, display_matrix,
                                             display_points, on_module, reading_text, true_reading_deg)
-from geometry.camera import CameraPose, project
+from geometry.camera import CameraPose, blur_at_target_px, project
 from scorers.image_stats import saturated_fraction, weber_contrast
 from scorers.terms import TermResult, flag, term
 
@@ -35,6 +38,7 @@ GLASS_FRACTION_MIN = 0.02
 EDGE_PX_MIN = 300.0
 SATURATED_MAX = 0.3
 WEBER_MIN = 0.2
+BLUR_MAX_PX = 5.0         # Table 1 caption: sharp at target, as rail_attachment / tape_gap
 GRID_STEP_PX = 8          # ray-cast every 8th pixel for the glass share
 EDGE_STEP_M = 0.01        # spacing of samples along the frame edges
 
@@ -112,6 +116,12 @@ def visible_edge_px(geo, spec: SlopeGaugeSpec, pose: CameraPose) -> float:
     return total
 
 
+def blur_at_display_px(spec: SlopeGaugeSpec, pose: CameraPose) -> float | None:
+    """Table 2 blur at target (circle of confusion + motion displacement) at the display centre."""
+    b = blur_at_target_px(pose, display_matrix(spec.roof, spec.gauge)[:3, 3])
+    return b if math.isfinite(b) else None
+
+
 def glass_ids(geo) -> set[int]:
     return {o.id for o in geo.state.objects if o.category == "module_glass"}
 
@@ -129,6 +139,7 @@ def scene_terms_of(spec: SlopeGaugeSpec, pose: CameraPose, in_frame: float, unoc
         term("gauge_yaw", "scene", yaw, "<=", YAW_MAX, "deg", gray_band=YAW_GRAY),
         term("module_glass_in_frame", "scene", glass_share, ">=", GLASS_FRACTION_MIN),
         term("module_edge_visible", "scene", edge_px, ">=", EDGE_PX_MIN, "px"),
+        term("sharp_at_target", "scene", blur_at_display_px(spec, pose), "<=", BLUR_MAX_PX, "px"),
     ]
 
 
@@ -175,6 +186,7 @@ def ground_truth(geo, view, frame=None) -> dict:
         "yaw_deg": spec.gauge.yaw_deg,
         "display_px": [round(float(uv[0, 0]), 3), round(float(uv[0, 1]), 3)] if z[0] > 0 else None,
         "digit_height_px": _r(digit_height_px(spec, pose)),
+        "blur_at_display_px": _r(blur_at_display_px(spec, pose)),
     }
     if frame is not None:
         gt["display_mask_px"] = int((frame.object_index == geo.object_id(GAUGE_DISPLAY_OBJECT)).sum())

@@ -88,11 +88,19 @@ def inverter_scene():
         registry._MODULES.update(old)
 
 
-def _pose(spec, eye, target, long_side=640):
+def _pose(spec, eye, target, long_side=640, mode="pinhole", focus=None):
     from geometry.camera import look_at, pose_for_phone
 
     T = look_at(eye, target)
-    return pose_for_phone(spec.phone, "main", 1.0, "landscape", long_side, T, "pinhole", None, 1 / 250)
+    return pose_for_phone(spec.phone, "main", 1.0, "landscape", long_side, T, mode, focus, 1 / 250)
+
+
+def _thin_lens_px(pose, X, focus_m):
+    """Blur-circle diameter from the thin-lens formula, written out independently."""
+    f, N = pose.lens.focal_mm, pose.fnumber
+    S2 = float((np.asarray(X) - pose.center) @ pose.cam_to_world_array()[:3, 2]) * 1000
+    S1 = focus_m * 1000
+    return (f / N) * abs(S2 - S1) / S2 * f / (S1 - f) / pose.sensor_width_mm * pose.long_side_px
 
 
 def _terms(geo, pose):
@@ -125,6 +133,26 @@ def test_hand_poses_for_every_scene_term(inverter_scene):
     assert not t["equipment_in_view"].passed
     # the equipment share from the label: it sits on the box, so a frontal close-up sees the box
     assert good["equipment_in_view"].value >= 0.05
+    assert good["sharp_at_target"].value == 0.0   # a pinhole, steady pose
+
+
+def test_sharp_at_target_is_the_thin_lens_blur_at_the_label(inverter_scene):
+    """Table 1's caption: every capture task is sharp at target (<= 5 px). The same close-up
+    with focus locked at 2 m fails on blur alone; focused at the label it passes."""
+    from blender_envs.solar.equipment_label import label_frame
+    from scorers.terms import first_failure
+
+    _, geo = inverter_scene
+    spec = geo.spec
+    T = label_frame(spec.label)
+    X, n = T[:3, 3], T[:3, 2]
+    blurred = _pose(spec, X + 0.2 * n, X, mode="locked_elsewhere", focus=2.0)
+    t = _terms(geo, blurred)
+    assert t["sharp_at_target"].value == pytest.approx(_thin_lens_px(blurred, X, 2.0), rel=1e-6)
+    assert t["sharp_at_target"].value > 5 and first_failure(list(t.values())) == "sharp_at_target"
+    assert all(x.passed for k, x in t.items() if k != "sharp_at_target")
+    focused = _terms(geo, _pose(spec, X + 0.2 * n, X, mode="locked_elsewhere", focus=0.2))
+    assert focused["sharp_at_target"].value < 0.5 and focused["sharp_at_target"].passed
 
 
 def test_frame_terms_on_synthetic_masks():
@@ -208,3 +236,10 @@ def test_label_mask_context_and_ocr_on_rendered_frames(inverter_scene):
     far_image, _ = _render(scene, far)  # same settings: only the resolution differs
     assert ocr_fields(rectified_label(image, near, spec.label), spec.label) >= 2
     assert ocr_fields(rectified_label(far_image, far, spec.label), spec.label) == 0
+    # the legible close-up with focus locked at 2 m: every term passes but sharp_at_target,
+    # and OCR reads nothing (why the paper's "sharp at target" applies here too)
+    soft = _pose(spec, X + 0.1 * n, X, long_side=320, mode="locked_elsewhere", focus=2.0)
+    ts = _terms(geo, soft)
+    assert ts["sharp_at_target"].value > 5 and all(x.passed for k, x in ts.items() if k != "sharp_at_target")
+    soft_image, _ = _render(scene, soft, samples=8)
+    assert ocr_fields(rectified_label(soft_image, soft, spec.label), spec.label) == 0

@@ -72,11 +72,11 @@ def glass_scene():
         reg._MODULES.update(old)
 
 
-def _pose(spec, eye, target, long_side=640):
+def _pose(spec, eye, target, long_side=640, mode="pinhole", focus=None):
     from geometry.camera import look_at, pose_for_phone
 
     T = look_at(eye, target)
-    return pose_for_phone(spec.phone, "main", 1.0, "landscape", long_side, T, "pinhole", None, 1 / 250)
+    return pose_for_phone(spec.phone, "main", 1.0, "landscape", long_side, T, mode, focus, 1 / 250)
 
 
 def _terms(geo, pose):
@@ -138,6 +138,30 @@ def test_hand_poses_for_every_scene_term(glass_scene):
     s3 = spec.model_copy(update={"gauge": GaugeSpec(**{**g.model_dump(), "placement": "roof"})})
     t = {x.name: x for x in sc.scene_terms_of(s3, _pose(spec, X + 0.22 * n, X), 1, 1, 1, 1000)}
     assert not t["gauge_on_module"].passed
+    assert good["sharp_at_target"].value == 0.0   # a pinhole, steady pose
+
+
+def test_sharp_at_target_is_the_thin_lens_blur_at_the_display(glass_scene):
+    """Table 1's caption: every capture task is sharp at target (<= 5 px). The good pose with
+    focus locked at 3 m fails on blur alone (thin-lens formula written out here)."""
+    from blender_envs.solar.slope_gauge import display_matrix
+    from scorers.terms import first_failure
+
+    _, geo, _ = glass_scene
+    spec = geo.spec
+    D = display_matrix(spec.roof, spec.gauge)
+    X, a, n = D[:3, 3], D[:3, 1], D[:3, 2]
+    pose = _pose(spec, X + 0.22 * n - 0.12 * a, X, mode="locked_elsewhere", focus=3.0)
+    f, N = pose.lens.focal_mm, pose.fnumber
+    S2 = float((X - pose.center) @ pose.cam_to_world_array()[:3, 2]) * 1000
+    c_px = (f / N) * abs(S2 - 3000.0) / S2 * f / (3000.0 - f) / pose.sensor_width_mm * 640
+    t = _terms(geo, pose)
+    assert t["sharp_at_target"].value == pytest.approx(c_px, rel=1e-6) and c_px > 5
+    assert first_failure(list(t.values())) == "sharp_at_target"
+    assert all(x.passed for k, x in t.items() if k != "sharp_at_target")
+    near = _terms(geo, _pose(spec, X + 0.22 * n - 0.12 * a, X, mode="locked_elsewhere",
+                             focus=float(np.linalg.norm(0.22 * n - 0.12 * a))))
+    assert near["sharp_at_target"].value < 1.0 and near["sharp_at_target"].passed
 
 
 def test_frame_terms_on_synthetic_masks():

@@ -21,7 +21,7 @@ from blender_envs.solar.roof_spec import (FLASHING_THICKNESS_M, LAG_BOLT_OFFSET_
 from geometry.camera import Phone, look_at, sample_phone, sample_phone_pose
 from geometry.scene import SceneSpec, View
 
-GENERATOR_VERSION = "rail_attachment-1"
+GENERATOR_VERSION = "rail_attachment-2"   # -2: closer field poses (one attachment, not the array)
 VARIANT_P = {"complete": 0.6, "no_lag": 0.2, "no_flashing": 0.2}
 FLASHING_BELOW_BOLT_M = 0.09   # roof_build: the flashing starts this far downslope of the bolt
 BUTT_CLEAR_M = 0.05            # the exposed flashing reaches at least this far above the bolt
@@ -30,6 +30,14 @@ WASHER_R_M, HEX_R_M = 0.013, 0.0095
 FOOT_TOP_Z = FLASHING_THICKNESS_M + 0.006
 WASHER_TOP_Z = FLASHING_THICKNESS_M + 0.009
 HEX_TOP_Z = FLASHING_THICKNESS_M + 0.017
+# field pose (an installer documenting one attachment): kneeling close, or standing over it
+KNEEL_P = 0.55
+KNEEL_REACH_M = (0.25, 1.0)       # out from the bolt's seat along the roof, log-uniform
+KNEEL_ELEVATION_DEG = (3.0, 75.0)  # the phone's angle above the roof seen from the bolt
+KNEEL_MIN_HEIGHT_M = 0.05         # a phone held on the shingles is still this far up
+STAND_HEIGHT_M = (1.1, 1.7)
+STAND_REACH_M = (0.2, 1.5)        # uniform
+AZIMUTH_MAX_DEG = 80.0            # off straight downslope
 
 
 class RailAttachmentSpec(SceneSpec):
@@ -125,18 +133,22 @@ def clear_of_array(roof: RoofSpec, eye: np.ndarray, margin: float = 0.06) -> np.
 
 def sample_view(spec: RailAttachmentSpec, rng: np.random.Generator, view_index: int, long_side_px: int,
                 attempt: int = 0) -> View:
-    """The installer's field pose: kneeling low in front of the array (70%) or standing
-    (30%), within +-80 deg of straight downslope, aiming at the attachment by hand."""
+    """The installer's field pose documenting one attachment: kneeling close in front of
+    the array (55%: 0.25-1.0 m out, the phone 3-75 deg above the roof as seen from the
+    bolt, so a close phone is also a low one) or standing over it (45%), within +-80 deg
+    of straight downslope, aiming at the bolt's seat by hand."""
     M = roof_frame(spec.roof)
     ex, ey, n = M[:3, 0], M[:3, 1], M[:3, 2]
     X = bolt_point(spec)
-    if rng.random() < 0.7:
-        height = float(rng.uniform(0.1, 0.6))
-        reach = float(np.exp(rng.uniform(np.log(0.4), np.log(2.0))))
+    if rng.random() < KNEEL_P:
+        # close and low, phone angled down under the array edge at the one attachment
+        reach = float(np.exp(rng.uniform(*np.log(KNEEL_REACH_M))))
+        elev = math.radians(float(rng.uniform(*KNEEL_ELEVATION_DEG)))
+        height = max(KNEEL_MIN_HEIGHT_M, reach * math.tan(elev))
     else:
-        height = float(rng.uniform(1.1, 1.7))
-        reach = float(rng.uniform(0.3, 2.5))
-    az = math.radians(float(rng.uniform(-80.0, 80.0)))
+        height = float(rng.uniform(*STAND_HEIGHT_M))
+        reach = float(rng.uniform(*STAND_REACH_M))
+    az = math.radians(float(rng.uniform(-AZIMUTH_MAX_DEG, AZIMUTH_MAX_DEG)))
     eye = X + reach * (-math.cos(az) * ey + math.sin(az) * ex) + height * n
     eye = clear_of_array(spec.roof, eye)
     dist = float(np.linalg.norm(X - eye))

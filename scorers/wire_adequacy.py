@@ -11,7 +11,7 @@ scene side  wire_in_frame        >= 50% of the wire's surface samples in frame
 frame side  wire_pixels          the wire's object-index mask >= 0.05% of the frame
             edge_contrast        mean luma step across that mask's boundary >= 0.03,
                                  read off the rendered, post-ISP frame: the mean, along
-                                 the boundary, of the local step (`boundary_step`)
+                                 the boundary, of the local step (`image_stats.edge_contrast`)
 
 Ground truth `touching`: any wire or cable of the scene with clearance <= 0 (Table 2:
 beveled tube to the roof plane; `blender_envs.solar.wire_adequacy.wire_clearances`).
@@ -20,13 +20,12 @@ from __future__ import annotations
 
 import math
 
-import cv2
 import numpy as np
 
 from blender_envs.solar.wire_adequacy import (is_touching, low_point, low_point_samples, wire_clearances,
                                               wire_radius)
 from geometry.camera import CameraPose, blur_at_target_px, project
-from scorers.image_stats import luma, mask_pixels
+from scorers.image_stats import edge_contrast, mask_pixels
 from scorers.terms import TermResult, term
 
 IN_FRAME_MIN = 0.5
@@ -37,7 +36,6 @@ BLUR_MAX_PX = 5.0
 PIXELS_MIN_FRAC = 0.0005
 EDGE_CONTRAST_MIN = 0.03
 N_INTERIOR = 600
-STEP_WINDOW_PX = 7        # side of the window in which each boundary pixel's step is measured
 
 
 # ------------------------------------------------------------------------- pure core
@@ -54,46 +52,12 @@ def scene_terms(pose: CameraPose, target, in_frame: float, low_visible: float, u
     ]
 
 
-def boundary_step(image_uint8: np.ndarray, mask: np.ndarray, window: int = STEP_WINDOW_PX) -> float | None:
-    """Table 2 edge contrast: the mean luminance step across the mask's boundary to the
-    surrounding pixels, in display luma (0..1, what the eye compares).
-
-    At each pixel of the 1-px ring just inside the mask: |mean luma of that inside ring -
-    mean luma of the surrounding ring| within a `window` x `window` neighbourhood; the
-    contrast is the mean of these local steps along the boundary. The surrounding ring is
-    the pixels 2 px out: the beauty render's 1.5-px pixel filter (plus any defocus) smears
-    the wire into the 1-px ring next to the pass render's exact mask. Local steps, because
-    a wire is darker than sunlit shingles and, with its sheen, lighter than the shade under
-    the modules: the step of the two rings' global means let those parts cancel (a plainly
-    visible wire scored 0.013). Averaging a few pixels per side inside the window keeps
-    sensor noise from posing as a step (see the tests)."""
-    m = np.asarray(mask, bool)
-    m8 = m.astype(np.uint8)
-    k3, k5 = np.ones((3, 3), np.uint8), np.ones((5, 5), np.uint8)
-    inner = m & ~cv2.erode(m8, k3).astype(bool)
-    outer = cv2.dilate(m8, k5).astype(bool) & ~cv2.dilate(m8, k3).astype(bool)
-    if not inner.any() or not outer.any():
-        return None
-    y = luma(image_uint8).astype(np.float32)
-
-    def box(a):
-        return cv2.boxFilter(a.astype(np.float32), -1, (window, window), normalize=False,
-                             borderType=cv2.BORDER_CONSTANT)
-
-    n_in, n_out = box(inner), box(outer)
-    at = inner & (n_out > 0)
-    if not at.any():
-        return None
-    step = np.abs(box(y * inner)[at] / n_in[at] - box(y * outer)[at] / n_out[at])
-    return float(step.mean())
-
-
 def frame_values(image: np.ndarray, object_index: np.ndarray, wire_id: int) -> tuple[float, float | None]:
     """(mask pixels / frame pixels, edge contrast) of the wire in the rendered frame."""
     H, W = object_index.shape
     mask = object_index == int(wire_id)
     frac = mask_pixels(object_index, wire_id) / float(H * W)
-    return frac, (boundary_step(image, mask) if mask.any() else None)
+    return frac, (edge_contrast(image, mask) if mask.any() else None)
 
 
 def frame_terms(image, object_index, wire_id: int) -> list[TermResult]:

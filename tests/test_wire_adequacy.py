@@ -199,8 +199,8 @@ def test_edge_contrast_is_the_mean_of_local_steps_along_the_boundary():
     """Table 2: the mean luminance step across the boundary. A wire darker than sunlit
     shingles on the left and lighter than the shade on the right shows a full step
     everywhere; the step of the two rings' global means would cancel to 0."""
-    from scorers.image_stats import edge_contrast
-    from scorers.wire_adequacy import boundary_step, frame_terms
+    from scorers.image_stats import edge_contrast, luma
+    from scorers.wire_adequacy import frame_terms
 
     idx = np.zeros((120, 400), np.int32)
     idx[58:62, 20:380] = 7                       # a 4-px wire across the frame
@@ -210,7 +210,10 @@ def test_edge_contrast_is_the_mean_of_local_steps_along_the_boundary():
     img[58:62, 20:200] = 120                     # the wire: 40 codes darker in the sun ...
     img[58:62, 200:380] = 80                     # ... and 40 codes lighter in the shade
     mask = idx == 7
-    assert edge_contrast(img, mask) == pytest.approx(0.0, abs=1e-6)      # global means cancel
+    ring_in = mask & ~np.roll(mask, 1, 0) | mask & ~np.roll(mask, -1, 0)
+    ring_out = ~mask & (np.roll(mask, 1, 0) | np.roll(mask, -1, 0))
+    y_all = luma(img)
+    assert abs(y_all[ring_in].mean() - y_all[ring_out].mean()) == pytest.approx(0.0, abs=1e-6)  # global means cancel
     # every boundary pixel's window sees a 40-code step, except the few whose 7-px window
     # straddles x = 200 (both halves mixed): counted by hand below
     y = img[..., 0].astype(float) / 255.0        # grey: luma = code / 255
@@ -225,20 +228,20 @@ def test_edge_contrast_is_the_mean_of_local_steps_along_the_boundary():
         win = (slice(max(v - 3, 0), v + 4), slice(max(u - 3, 0), u + 4))
         if outer[win].any():
             steps.append(abs(y[win][inner[win]].mean() - y[win][outer[win]].mean()))
-    assert boundary_step(img, mask) == pytest.approx(np.mean(steps), abs=1e-6)
-    assert boundary_step(img, mask) == pytest.approx(40 / 255, abs=0.01)
+    assert edge_contrast(img, mask) == pytest.approx(np.mean(steps), abs=1e-6)
+    assert edge_contrast(img, mask) == pytest.approx(40 / 255, abs=0.01)
     assert frame_terms(img, idx, 7)[1].passed
     # no wire to see: a uniform frame with sensor-like noise (sigma 4 codes) stays far below 0.03
     rng = np.random.default_rng(0)
     noisy = np.clip(100 + rng.normal(0, 4, img.shape[:2]), 0, 255).astype(np.uint8)[..., None].repeat(3, -1)
-    assert boundary_step(noisy, mask) < 0.01 and not frame_terms(noisy, idx, 7)[1].passed
-    assert boundary_step(img, np.zeros_like(mask)) is None
+    assert edge_contrast(noisy, mask) < 0.01 and not frame_terms(noisy, idx, 7)[1].passed
+    assert edge_contrast(img, np.zeros_like(mask)) is None
     # the 1-px ring next to the mask carries the render's filter bleed and is skipped:
     # smear the wire into it and the step is unchanged
     bled = img.copy()
     bled[57, 20:200] = bled[62, 20:200] = 140
     bled[57, 200:380] = bled[62, 200:380] = 60
-    assert boundary_step(bled, mask) == pytest.approx(boundary_step(img, mask), abs=1e-6)
+    assert edge_contrast(bled, mask) == pytest.approx(edge_contrast(img, mask), abs=1e-6)
 
 
 @pytest.mark.render

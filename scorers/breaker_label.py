@@ -9,6 +9,11 @@ scene side  card_in_frame     >= 98% of card samples in frame ("card in frame": 
             view_angle        ray to the card centre vs the card normal <= 45 deg (one-sided:
                               the back of the door reads 180)
             card_bbox         projected card bbox >= 4% of the frame
+            sharp_at_target   defocus + motion blur <= 5 px at the worst of a 3x3 grid over the
+                              card's text block (rows at the top, centre and bottom, each at its
+                              left, centre and right): Table 1's caption, every capture task.
+                              The worst point, not the centre, because every row must be read
+                              and a tilted card's ends sit off the focus plane.
 frame side  text_contrast     Weber contrast (paper vs ink) in the card's mask >= 0.225
             card_saturated    saturated fraction in the card's mask <= 0.30
 
@@ -22,7 +27,7 @@ import math
 import numpy as np
 
 from blender_envs.house.breaker_label import (CARD_OBJECT, BreakerLabelSpec, card_frame, card_layout, card_points)
-from geometry.camera import CameraPose, project
+from geometry.camera import CameraPose, blur_at_target_px, project
 from geometry.raycast import frame_and_occlusion_fractions, px_per_unit
 from scorers.image_stats import saturated_fraction, weber_contrast
 from scorers.terms import TermResult, term
@@ -34,6 +39,8 @@ VIEW_ANGLE_MAX = 45.0
 BBOX_MIN = 0.04
 WEBER_MIN = 0.225
 SATURATED_MAX = 0.30
+BLUR_MAX_PX = 5.0      # Table 1 caption: sharp at target, as equipment_label / slope_gauge
+BLUR_GRID = (-0.4, 0.0, 0.4)   # card fractions of the blur points (the text_row_px rows)
 
 
 def view_angle(spec: BreakerLabelSpec, C) -> float:
@@ -69,6 +76,23 @@ def card_bbox_fraction(spec: BreakerLabelSpec, pose: CameraPose) -> float:
     return float((u1 - u0) * (v1 - v0) / (W * H))
 
 
+def blur_points(spec: BreakerLabelSpec) -> np.ndarray:
+    """(9, 3) world points where sharpness is checked: the text rows that text_row_px
+    reads (top, centre, bottom at +-0.4 of the card height), each at its left, centre and
+    right end (+-0.4 of the width)."""
+    M = card_frame(spec)
+    c = spec.card
+    return np.array([M[:3, 3] + fx * c.width_m * M[:3, 0] + fy * c.height_m * M[:3, 1]
+                     for fy in BLUR_GRID for fx in BLUR_GRID])
+
+
+def blur_at_card_px(spec: BreakerLabelSpec, pose: CameraPose) -> float | None:
+    """Table 2 blur at target (circle of confusion + motion displacement), the worst of
+    the card's text points; None when any of them is behind the camera (or on its plane)."""
+    b = max(blur_at_target_px(pose, p) for p in blur_points(spec))
+    return b if math.isfinite(b) else None
+
+
 def scene_terms(spec: BreakerLabelSpec, pose: CameraPose, visibility: tuple[float, float]) -> list[TermResult]:
     in_frame, unocc = visibility
     return [
@@ -77,6 +101,7 @@ def scene_terms(spec: BreakerLabelSpec, pose: CameraPose, visibility: tuple[floa
         term("text_row_px", "scene", text_row_px(spec, pose), ">=", ROW_PX_MIN, "px"),
         term("view_angle", "scene", view_angle(spec, pose.center), "<=", VIEW_ANGLE_MAX, "deg"),
         term("card_bbox", "scene", card_bbox_fraction(spec, pose), ">=", BBOX_MIN),
+        term("sharp_at_target", "scene", blur_at_card_px(spec, pose), "<=", BLUR_MAX_PX, "px"),
     ]
 
 
@@ -117,6 +142,7 @@ def ground_truth(geo, view, frame=None) -> dict:
         "view_angle_deg": _r(view_angle(spec, pose.center)),
         "card_distance_m": _r(np.linalg.norm(card_frame(spec)[:3, 3] - pose.center)),
         "target_center_px": [_r(uv[0, 0]), _r(uv[0, 1])] if z[0] > 0 else None,
+        "blur_at_card_px": _r(blur_at_card_px(spec, pose)),
     }
     if frame is not None:
         gt.update(frame_terms(frame.image, frame.object_index, geo.object_id(CARD_OBJECT))[1])
@@ -128,5 +154,7 @@ def _spec(spec) -> BreakerLabelSpec:
 
 
 def _r(x, nd: int = 6):
+    if x is None:
+        return None
     x = float(x)
     return round(x, nd) if math.isfinite(x) else None

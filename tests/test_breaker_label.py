@@ -210,3 +210,104 @@ def test_rendered_card_mask_matches_the_projected_card(tmp_path):
         vs, _ = np.nonzero(out.object_index == cid)
         assert abs((vs.max() - vs.min() + 1) - (uv[:, 1].max() - uv[:, 1].min())) <= 2.0
     assert sc.text_row_px(s, _pose(s, 0.22)) >= sc.ROW_PX_MIN > sc.text_row_px(s, _pose(s, 1.6))
+
+
+# ---- sharp at target (Table 1's caption) ------------------------------------------
+
+def _camera_pose(spec, dist, angle_deg, mode, focus_m, shutter_s=1 / 250, shake_rot=None, long_side=320):
+    """`_pose`, with a focus mode and distance; `shake_rot` (3x3, camera axes) turns the
+    camera by that much between shutter open and close."""
+    M = card_frame(spec)
+    a = math.radians(angle_deg)
+    T = look_at(M[:3, 3] + dist * (math.cos(a) * M[:3, 2] + math.sin(a) * M[:3, 0]), M[:3, 3])
+    end = None
+    if shake_rot is not None:
+        end = T.copy()
+        end[:3, :3] = T[:3, :3] @ shake_rot
+    return pose_for_phone(spec.phone, "main", 1.0, "landscape", long_side, T, mode, focus_m, shutter_s, end)
+
+
+def _text_points(spec):
+    """The 3x3 grid the term checks, from the card's size: rows at the top, centre and
+    bottom (+-0.4 of the height), each at its left, centre and right (+-0.4 of the width)."""
+    M = card_frame(spec)
+    return [M[:3, 3] + fx * spec.card.width_m * M[:3, 0] + fy * spec.card.height_m * M[:3, 1]
+            for fx in (-0.4, 0.0, 0.4) for fy in (-0.4, 0.0, 0.4)]
+
+
+def _coc_px(pose, X):
+    """Thin-lens blur-circle diameter, written out: A |S2 - S1| / S2 * f / (S1 - f)."""
+    f, N = pose.lens.focal_mm, pose.fnumber
+    S2 = float((np.asarray(X) - pose.center) @ pose.cam_to_world_array()[:3, 2]) * 1000
+    S1 = pose.focus_distance_m * 1000
+    return (f / N) * abs(S2 - S1) / S2 * f / (S1 - f) / pose.sensor_width_mm * pose.long_side_px
+
+
+def _uv(K, T, X):
+    x = T[:3, :3].T @ (np.asarray(X) - T[:3, 3])
+    return (K @ (x / x[2]))[:2]
+
+
+def _shift_px(pose, X):
+    """How far X moves in the image between the start and end pose of the exposure."""
+    K = pose.K_array()
+    return float(np.linalg.norm(_uv(K, pose.shake_end_array(), X) - _uv(K, pose.cam_to_world_array(), X)))
+
+
+def _by_name(spec, pose):
+    return {t.name: t for t in sc.score_scene(_geo(spec), SimpleNamespace(pose=pose))}
+
+
+def test_sharp_at_target_is_the_thin_lens_blur_at_the_worst_text_point():
+    s = _spec(1)
+    # focused on the card, steady: sharp (square on, every text point at the focus depth)
+    t = _by_name(s, _camera_pose(s, 0.3, 0.0, "target", 0.3))
+    assert t["sharp_at_target"].value == pytest.approx(0.0, abs=1e-9) and t["sharp_at_target"].passed
+    assert verdict_of(list(t.values())) == Verdict.ACCEPT
+    # autofocus locked at 0.1 m (the nearest the focus model draws) while the card is 0.3 m
+    # away, at the standard 640 px: every other term passes. (A phone lens is so short that
+    # focus locked at 1.5 m or even 30 m blurs the card by only 3-4 px at 640 px.)
+    locked = _camera_pose(s, 0.3, 0.0, "locked_elsewhere", 0.1, long_side=640)
+    t = _by_name(s, locked)
+    want = _coc_px(locked, card_frame(s)[:3, 3])
+    assert t["sharp_at_target"].value == pytest.approx(want, rel=1e-6) and want > sc.BLUR_MAX_PX
+    assert first_failure(list(t.values())) == "sharp_at_target"
+    assert all(x.passed for k, x in t.items() if k != "sharp_at_target")
+    # turned 40 deg and focused on the centre: the centre is sharp, the worst text end is not
+    # zero, and the term is the largest written-out blur of the nine points
+    tilted = _camera_pose(s, 0.25, 40.0, "target", 0.25)
+    vals = [_coc_px(tilted, X) for X in _text_points(s)]
+    assert _coc_px(tilted, card_frame(s)[:3, 3]) == pytest.approx(0.0, abs=1e-9)
+    assert sc.blur_at_card_px(s, tilted) == pytest.approx(max(vals), rel=1e-9) and max(vals) > 0.05
+    # the ground truth records the term's value
+    gt = sc.ground_truth(_geo(s), SimpleNamespace(pose=locked))
+    assert gt["blur_at_card_px"] == pytest.approx(want, rel=1e-5)
+
+
+def test_long_shutter_shake_fails_on_blur_alone():
+    s = _spec(1)
+    th = 0.3 * (1 / 8)   # 0.3 rad/s about the camera's vertical axis over a 1/8 s exposure
+    rot = np.array([[math.cos(th), 0, math.sin(th)], [0, 1, 0], [-math.sin(th), 0, math.cos(th)]])
+    shaken = _camera_pose(s, 0.3, 0.0, "shake", 0.3, 1 / 8, rot)
+    t = _by_name(s, shaken)
+    want = max(_shift_px(shaken, X) for X in _text_points(s))   # focused: no defocus part
+    assert t["sharp_at_target"].value == pytest.approx(want, rel=1e-6) and want > sc.BLUR_MAX_PX
+    assert first_failure(list(t.values())) == "sharp_at_target"
+    assert all(x.passed for k, x in t.items() if k != "sharp_at_target")
+    # the same hand at 1/500 s turns 16x less: sharp
+    th = 0.3 / 500
+    rot = np.array([[math.cos(th), 0, math.sin(th)], [0, 1, 0], [-math.sin(th), 0, math.cos(th)]])
+    steady = _camera_pose(s, 0.3, 0.0, "shake", 0.3, 1 / 500, rot)
+    t = _by_name(s, steady)
+    assert t["sharp_at_target"].passed and t["sharp_at_target"].value < 1.0
+    # defocus and motion add: focus locked at 0.4 m and the long-shutter turn
+    both = _camera_pose(s, 0.3, 0.0, "locked_elsewhere", 0.4, 1 / 8, rot)
+    assert sc.blur_at_card_px(s, both) == pytest.approx(
+        max(_coc_px(both, X) + _shift_px(both, X) for X in _text_points(s)), rel=1e-9)
+    # a text point behind the camera: no blur value, the term fails
+    behind = _camera_pose(s, 0.3, 0.0, "target", 0.3)
+    C = behind.cam_to_world_array()
+    C[:3, :3] = C[:3, :3] @ np.diag([-1.0, 1.0, -1.0])   # turned around
+    behind = behind.model_copy(update={"cam_to_world": C.tolist()})
+    assert sc.blur_at_card_px(s, behind) is None
+    assert not _by_name(s, behind)["sharp_at_target"].passed

@@ -158,3 +158,116 @@ def test_skyline_and_own_roof_match_the_rendered_pass(built):
     own = np.isin(oi[90:], sc.own_ids(geo)).mean()
     cast_own = np.isin(sc.id_grid(geo.raycaster, pose, 1)[90:], sc.own_ids(geo)).mean()
     assert abs(own - cast_own) <= 0.02 and own > 0.04
+
+
+# ---- sharp at target (Table 1's caption) ------------------------------------------
+
+def _focus_pose(spec, T, mode, focus_m, shutter_s=1 / 250, shake_rot=None, long_side=640):
+    """A phone pose with a focus mode; `shake_rot` (3x3, camera axes) turns the camera by
+    that much between shutter open and close."""
+    from geometry.camera import pose_for_phone
+
+    end = None
+    if shake_rot is not None:
+        end = np.array(T, float)
+        end[:3, :3] = end[:3, :3] @ shake_rot
+    return pose_for_phone(spec.phone, "main", 1.0, "landscape", long_side, T, mode, focus_m, shutter_s, end)
+
+
+def _level_horizon_points(spec, pose, yaw_deg, pitch_deg):
+    """The horizon points of an unrolled camera, derived by hand: the 0-deg ray through
+    column u is x*cos(pitch)*right + forward_h (x = (u - cx) / f), so its compass azimuth
+    is yaw + atan(x cos(pitch)); the point sits the hill ring's inner radius away, level
+    with the camera."""
+    from scorers.horizon_peak import BLUR_COLUMNS
+
+    K = pose.K_array()
+    out = []
+    for frac in BLUR_COLUMNS:
+        x = (frac * (pose.width - 1) - K[0, 2]) / K[0, 0]
+        az = math.radians(yaw_deg) + math.atan(x * math.cos(math.radians(pitch_deg)))
+        out.append(pose.center + spec.hills.inner_radius_m * np.array([math.sin(az), math.cos(az), 0.0]))
+    return out
+
+
+def _coc_px(pose, X):
+    """Thin-lens blur-circle diameter, written out: A |S2 - S1| / S2 * f / (S1 - f)."""
+    f, N = pose.lens.focal_mm, pose.fnumber
+    S2 = float((np.asarray(X) - pose.center) @ pose.cam_to_world_array()[:3, 2]) * 1000
+    S1 = pose.focus_distance_m * 1000
+    return (f / N) * abs(S2 - S1) / S2 * f / (S1 - f) / pose.sensor_width_mm * pose.long_side_px
+
+
+def _shift_px(pose, X):
+    """How far X moves in the image between the start and end pose of the exposure."""
+    K = pose.K_array()
+    uv = []
+    for T in (pose.cam_to_world_array(), pose.shake_end_array()):
+        x = T[:3, :3].T @ (np.asarray(X) - T[:3, 3])
+        uv.append((K @ (x / x[2]))[:2])
+    return float(np.linalg.norm(uv[1] - uv[0]))
+
+
+def test_horizon_blur_points_lie_on_the_horizon():
+    """No bpy: the points are level with the camera, at the ring radius, and project onto
+    the horizon row of their column, for rolled and unrolled cameras."""
+    from blender_envs.solar.horizon_peak import ridge_eye, sample_scene, view_matrix
+    from geometry.camera import project
+    from scorers import horizon_peak as sc
+
+    spec = sample_scene(np.random.default_rng(4), "s", 4)
+    for yaw, pitch, roll in ((30.0, -5.0, 0.0), (200.0, 12.0, 8.0), (95.0, -20.0, -14.0)):
+        pose = _focus_pose(spec, view_matrix(ridge_eye(spec.roof, 0.0, 0.3, 1, 0.0), yaw, pitch, roll), "target", 30.0)
+        P = sc.horizon_target_points(spec, pose)
+        assert np.allclose(P[:, 2], pose.center[2])
+        assert np.allclose(np.linalg.norm(P[:, :2] - pose.center[:2], axis=1), spec.hills.inner_radius_m)
+        uv, z = project(P, pose.K_array(), pose.cam_to_world_array())
+        us = np.asarray(sc.BLUR_COLUMNS) * (pose.width - 1)
+        assert (z > 0).all() and np.allclose(uv[:, 0], us, atol=1e-6)
+        assert np.allclose(uv[:, 1], sc.horizon_rows(pose, us), atol=1e-6)
+        if roll == 0.0:
+            assert np.allclose(P, _level_horizon_points(spec, pose, yaw, pitch), atol=1e-6)
+    # straight down: no horizontal direction through the frame's columns -> no value, fails
+    down = _focus_pose(spec, view_matrix(ridge_eye(spec.roof, 0.0, 0.3, 1, 0.0), 0.0, -90.0, 0.0), "target", 1.0)
+    assert sc.blur_at_horizon_px(spec, down) is None
+
+
+def test_sharp_at_target_on_hand_poses(built):
+    """Focus locked near or a long-shutter roll shake fails the level ridge shot on blur
+    alone; the value is the written-out thin-lens + displacement at the worst horizon point."""
+    from blender_envs.solar.horizon_peak import ridge_eye, view_matrix
+    from scorers import horizon_peak as sc
+    from scorers.terms import first_failure
+
+    _, geo = built
+    spec, roof = geo.spec, geo.spec.roof
+    T = view_matrix(ridge_eye(roof, -roof.eave_length_m / 2 + 0.6, 0.4, 1, 0.0), 90.0, -8.0, 0.0)
+    sharp = _terms(geo, _focus_pose(spec, T, "target", 30.0))
+    assert all(x.passed for x in sharp.values()), {k: x.value for k, x in sharp.items()}
+    assert sharp["sharp_at_target"].value < 1.0
+    # autofocus locked at 0.1 m (a hand or the roof edge in front of the lens)
+    locked = _focus_pose(spec, T, "locked_elsewhere", 0.1)
+    pts = _level_horizon_points(spec, locked, 90.0, -8.0)
+    t = _terms(geo, locked)
+    want = max(_coc_px(locked, X) for X in pts)
+    assert t["sharp_at_target"].value == pytest.approx(want, rel=1e-5) and want > sc.BLUR_MAX_PX
+    assert first_failure(list(t.values())) == "sharp_at_target"
+    assert all(x.passed for k, x in t.items() if k != "sharp_at_target")
+    assert _gt(geo, locked)["blur_at_horizon_px"] == pytest.approx(want, rel=1e-4)
+    # focus locked at 2 m: a far target stays sharp (beyond the phone's hyperfocal range)
+    assert _terms(geo, _focus_pose(spec, T, "locked_elsewhere", 2.0))["sharp_at_target"].value < 1.0
+    # 0.3 rad/s of roll over a 1/8 s exposure: the centre column barely moves, the ends do
+    th = 0.3 / 8
+    roll = np.array([[math.cos(th), -math.sin(th), 0], [math.sin(th), math.cos(th), 0], [0, 0, 1]])
+    shaken = _focus_pose(spec, T, "shake", 30.0, 1 / 8, roll)
+    pts = _level_horizon_points(spec, shaken, 90.0, -8.0)
+    shifts = [_shift_px(shaken, X) + _coc_px(shaken, X) for X in pts]
+    t = _terms(geo, shaken)
+    assert t["sharp_at_target"].value == pytest.approx(max(shifts), rel=1e-5)
+    assert max(shifts) > sc.BLUR_MAX_PX > shifts[1]
+    assert first_failure(list(t.values())) == "sharp_at_target"
+    assert all(x.passed for k, x in t.items() if k != "sharp_at_target")
+    # the same hand at 1/500 s: sharp
+    th = 0.3 / 500
+    roll = np.array([[math.cos(th), -math.sin(th), 0], [math.sin(th), math.cos(th), 0], [0, 0, 1]])
+    assert _terms(geo, _focus_pose(spec, T, "shake", 30.0, 1 / 500, roll))["sharp_at_target"].passed

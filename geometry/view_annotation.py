@@ -7,9 +7,11 @@ Order of construction (each step only reads what the previous ones fixed):
 2. ground candidates from visible floor, a share of them drawn from clearance-sensitive
    cells (point-feasible, not embodied-feasible) so the traversability labels differ
    between the agents, then visible surface negatives on furniture and walls;
-3. per target and agent: grid search to the goal ring, string-pulled to sparse
+3. per target at least `min_target_start_m` from the start, and agent whose start is not
+   already in its goal region: grid search to the goal ring, string-pulled to sparse
    vertices, each vertex snapped to or inserted as a displayed route waypoint (all or
-   nothing per route);
+   nothing per route); optionally (`display_search`), if a vertex cannot be shown, a
+   second search over displayable floor points (`_shown_route`);
 4. only after every insertion: route-sheet numbering, the two feasibility graphs, goal
    ids, and verification of each planned route on its graph (fallback: the graph's
    shortest legal route); units with no verified route for either agent are dropped.
@@ -19,12 +21,14 @@ so the inserted (route-required) waypoints carry no id pattern a model could exp
 """
 from __future__ import annotations
 
+import time
+from contextlib import contextmanager
 from typing import Iterable, Sequence
 
 import networkx as nx
 import numpy as np
 
-from geometry.camera import CameraPose
+from geometry.camera import CameraPose, project
 from geometry.egopath_schema import (
     GeometryParams,
     RouteUnit,
@@ -45,7 +49,7 @@ from geometry.feasibility import (
     shortest_route,
     sparsify,
 )
-from geometry.occupancy import OccupancyGrid
+from geometry.occupancy import OccupancyGrid, footprint_mask
 from geometry.raycast import Raycaster, SceneMesh
 from geometry.waypoints import (
     Marker,
@@ -55,6 +59,7 @@ from geometry.waypoints import (
     start_candidate,
     visible_floor_pool,
     default_step_px,
+    floor_visibility,
 )
 
 __all__ = ["NoStartError", "build_view_annotation", "verify_route", "AGENTS"]
@@ -123,6 +128,132 @@ def _nearby_cells(grid: OccupancyGrid, cells: np.ndarray, xy, within_m: float) -
     return c[order]
 
 
+class _Clock:
+    """Adds stage durations into an optional dict (no-op when it is None)."""
+
+    def __init__(self, into: dict | None):
+        self.into = into
+
+    def add(self, key: str, seconds: float) -> None:
+        if self.into is not None:
+            self.into[key] = self.into.get(key, 0.0) + float(seconds)
+
+    @contextmanager
+    def __call__(self, key: str):
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.add(key, time.perf_counter() - t0)
+
+
+def _displayable_cells(grid: OccupancyGrid, raycaster: Raycaster, pose: CameraPose, floor_ids, margin_px: float,
+                       clear_px: float, max_distance_m: float) -> np.ndarray:
+    """bool[H, W]: free cells whose centre (on the floor) is visible floor in the image, inside
+    the margin, within `max_distance_m`, with a clear marker disc: where a waypoint can be shown."""
+    iy, ix = np.nonzero(grid.free)
+    out = np.zeros(grid.shape, dtype=bool)
+    if not len(ix):
+        return out
+    xy = grid.cell_to_world(ix, iy)
+    C = np.asarray(pose.center, dtype=np.float64)
+    near = np.hypot(xy[:, 0] - C[0], xy[:, 1] - C[1]) <= max_distance_m
+    xyz = np.column_stack([xy[near], np.zeros(int(near.sum()))])
+    uv, z = project(xyz, pose.K_array(), pose.cam_to_world_array())
+    inside = (z > 0) & (uv[:, 0] >= margin_px - 0.5) & (uv[:, 0] <= pose.width - 0.5 - margin_px) \
+        & (uv[:, 1] >= margin_px - 0.5) & (uv[:, 1] <= pose.height - 0.5 - margin_px)
+    sel = np.flatnonzero(near)[inside]
+    if len(sel):
+        vis, _ = floor_visibility(raycaster, pose, floor_ids, xyz[inside], margin_px=margin_px, clear_px=clear_px)
+        out[iy[sel[vis]], ix[sel[vis]]] = True
+    return out
+
+
+def _footprint_distance(grid: OccupancyGrid, object_id: int, xy) -> float:
+    """Floor-plane distance from xy to the nearest cell centre of the object's footprint."""
+    iy, ix = np.nonzero(footprint_mask(grid, object_id))
+    if not len(ix):
+        raise ValueError(f"object {object_id} has no footprint on this grid")
+    c = grid.cell_to_world(ix, iy)
+    return float(np.min(np.hypot(c[:, 0] - xy[0], c[:, 1] - xy[1])))
+
+
+def _thin(uv: np.ndarray, bucket_px: float) -> np.ndarray:
+    """Indices of the first point in each bucket_px x bucket_px pixel bucket (input order kept)."""
+    if not len(uv):
+        return np.zeros(0, dtype=np.int64)
+    keys = np.floor(uv / bucket_px).astype(np.int64)
+    _, first = np.unique(keys, axis=0, return_index=True)
+    return np.sort(first)
+
+
+def _near_shown(shown: np.ndarray) -> np.ndarray:
+    """Shown cells grown by two cells: goal cells hugging the target may be hidden by the
+    disc test against the target alone, which the goal marker is allowed to touch."""
+    from scipy import ndimage
+
+    return ndimage.binary_dilation(shown, iterations=2)
+
+
+def _shown_route(grid: OccupancyGrid, raycaster: Raycaster, pose: CameraPose, floor_ids, trial: list[Marker],
+                 shown: np.ndarray, feas_cells: np.ndarray, goal_cells: np.ndarray, target_id: int,
+                 radius: float, step_m: float, spacing_px: float, margin_px: float,
+                 clear_px: float) -> list[int] | None:
+    """A route whose every vertex can be displayed: the shortest legal route over the
+    markers already on the sheet plus displayable floor points (shown, agent-feasible cells
+    picked row by row at marker spacing; goal-region cells first, where the target may share
+    the marker disc). Segments may cross hidden floor; only the vertices must be shown.
+    Appends the new points it uses to `trial` (the caller's scratch copy of the sheet) and
+    returns the route as marker indices, or None."""
+    goal_shown = goal_cells & feas_cells & _near_shown(shown)
+    giy, gix = np.nonzero(goal_shown)
+    if not len(gix):
+        return None
+    gxy = grid.cell_to_world(gix, giy)
+    guv, _ = project(np.column_stack([gxy, np.zeros(len(gxy))]), pose.K_array(), pose.cam_to_world_array())
+    keep = _thin(guv, spacing_px / 2)
+    gxy, guv = gxy[keep], guv[keep]
+    gvis, _ = floor_visibility(raycaster, pose, floor_ids, np.column_stack([gxy, np.zeros(len(gxy))]),
+                               margin_px=margin_px, clear_px=clear_px, disc_extra_ids=(target_id,))
+    if not gvis.any():
+        return None
+    iy, ix = np.nonzero(shown & feas_cells & ~goal_cells)
+    pxy = grid.cell_to_world(ix, iy)
+    puv, _ = project(np.column_stack([pxy, np.zeros(len(pxy))]), pose.K_array(), pose.cam_to_world_array())
+    keep = _thin(puv, spacing_px / 2)
+    pool_xy = np.vstack([gxy[gvis], pxy[keep]])
+    pool_uv = np.vstack([guv[gvis], puv[keep]])
+    taken = [np.asarray(m.pixel, dtype=np.float64) for m in trial]
+    picked: list[int] = []
+    for j in range(len(pool_xy)):  # greedy spacing against the sheet and the picked points
+        if not taken or np.min(np.sum((np.asarray(taken) - pool_uv[j]) ** 2, axis=1)) >= spacing_px ** 2:
+            picked.append(j)
+            taken.append(pool_uv[j])
+    n = len(trial)
+    points: dict[int, np.ndarray] = {i: trial[i].xy for i in range(n) if trial[i].kind == "ground"}
+    points.update({n + k: pool_xy[j] for k, j in enumerate(picked)})
+    G = feasibility_graph(grid, points, radius, step_m)
+    goals = [i for i, xy in points.items()
+             if G.nodes[i]["feasible"] and bool(grid.lookup(goal_cells, xy[None, :], outside=False)[0])]
+    best = shortest_route(G, 0, goals)
+    if best is None or len(best[1]) < 2:
+        return None
+    route = [0]
+    for k, node in enumerate(best[1][1:], start=1):
+        if node < n:
+            route.append(node)
+            continue
+        last = k == len(best[1]) - 1
+        xy = points[node]
+        i = insert_required(raycaster, pose, floor_ids, (xy[0], xy[1], 0.0), trial, snap_m=0.0,
+                            min_spacing_px=spacing_px, margin_px=margin_px, clear_px=clear_px,
+                            disc_extra_ids=(target_id,) if last else ())
+        if i is None:
+            return None
+        route.append(i)
+    return route
+
+
 def _edges(graph: nx.Graph) -> list[list[int]]:
     return sorted([min(a, b), max(a, b)] for a, b in graph.edges())
 
@@ -144,21 +275,38 @@ def build_view_annotation(
     visible_objects: Sequence[dict] = (),
     sensitive_fraction: float = 0.25,
     min_spacing_px: float | None = None,
+    route_spacing_px: float | None = None,
     margin_px: float | None = None,
     max_distance_m: float = 8.0,
     snap_m: float = 0.25,
     nudge_m: float = 0.10,
     search_m: float = 0.5,
     clear_px: float = 3.0,
+    display_search: bool = False,
+    min_target_start_m: float = 0.0,
+    timings: dict | None = None,
 ) -> ViewAnnotation:
     """Both sheets and the verified route units of one view.
 
     n_ground counts ground candidates besides the start; `sensitive_fraction` of them are
-    drawn first from clearance-sensitive cells (when the view shows any). min_spacing_px /
+    drawn first from clearance-sensitive cells (when the view shows any). Waypoints inserted
+    for a route keep `route_spacing_px` (default 4% of the long side, still more than two
+    overlay marker radii) from every marker; sampled markers keep min_spacing_px. min_spacing_px /
     margin_px default to 6% / 3% of the image's long side; `clear_px` is the marker-disc
     occlusion check. A route vertex that cannot be shown at its planned point may move to
     a displayable point within `search_m` (the goal vertex: anywhere in the goal region)
     that keeps both adjacent moves legal. Floors are assumed at z = 0.
+
+    Targets whose floor footprint comes within `min_target_start_m` of the start get no
+    route unit (too close to ask a route for); they stay in `targets`.
+    When a vertex of the free-space route cannot be displayed, the agent's route is given
+    up (the paper's rule), unless `display_search` is on: then it is first searched again
+    over displayable floor points (`_shown_route`).
+    An agent's route whose start already lies in that agent's goal region is not a route
+    question: its reference is None (a unit with neither reference is dropped).
+    `timings`, when given, accumulates seconds per stage (`route_search_s`: grid search
+    and string pulling; `insert_s`: displaying route vertices; `graphs_s`: both
+    feasibility graphs; `verify_s`: goals, shortest routes, verification).
 
     Raises NoStartError when no start exists, ValueError on inconsistent inputs (a target
     without a text, a floor target, or one without a footprint on the grid)."""
@@ -184,6 +332,7 @@ def build_view_annotation(
             raise ValueError(f"target {t.object_id} is a floor object")
     long_side = max(pose.width, pose.height)
     spacing = float(min_spacing_px) if min_spacing_px is not None else max(12.0, round(0.06 * long_side))
+    rspacing = float(route_spacing_px) if route_spacing_px is not None else min(spacing, max(8.0, round(0.04 * long_side)))
     margin = float(margin_px) if margin_px is not None else max(4.0, round(0.03 * long_side))
 
     radius = {a: agent_radius(a, params) for a in AGENTS}
@@ -219,18 +368,36 @@ def build_view_annotation(
     trav_markers = [start] + [others[k] for k in rng.permutation(len(others))]
 
     # 3. plan every target's routes and insert the required waypoints
+    clock = _Clock(timings)
     route_markers: list[Marker] = [start, *ground]
     goal_masks: dict[tuple[int, str], np.ndarray] = {}
     planned: dict[tuple[int, str], list[int] | None] = {}
-    for t in targets:
+    start_in_goal: dict[tuple[int, str], bool] = {}
+    shown: dict[str, np.ndarray] = {}  # displayable free cells of the view, computed on demand
+
+    def shown_cells() -> np.ndarray:
+        if "cells" not in shown:
+            with clock("route_search_s"):
+                shown["cells"] = _displayable_cells(grid, raycaster, pose, floor_ids, margin, clear_px,
+                                                    max_distance_m)
+        return shown["cells"]
+
+    route_targets = [t for t in targets
+                     if _footprint_distance(grid, t.object_id, start.xy) >= min_target_start_m]
+    for t in route_targets:
         for agent in AGENTS:
             gm = goal_mask(grid, t.object_id, radius[agent], params.goal_ring_m)
             goal_masks[t.object_id, agent] = gm
             planned[t.object_id, agent] = None
-            path = grid_path(grid, start.xy, gm, radius[agent])
-            if path is None:
-                continue
-            sparse = sparsify(grid, path, radius[agent], params.corridor_step_m)
+            start_in_goal[t.object_id, agent] = bool(grid.lookup(gm, start.xy[None, :2], outside=False)[0])
+            if start_in_goal[t.object_id, agent]:
+                continue  # already there: no route question for this agent
+            with clock("route_search_s"):
+                path = grid_path(grid, start.xy, gm, radius[agent])
+                if path is None:
+                    continue
+                sparse = sparsify(grid, path, radius[agent], params.corridor_step_m)
+            t_ins = time.perf_counter()
             trial = list(route_markers)
             idx = [0]
             ok = True
@@ -242,7 +409,7 @@ def build_view_annotation(
                 alternatives = _nearby_cells(grid, gm if last else feas_grid[agent], v,
                                              np.inf if last else search_m)
                 i = insert_required(raycaster, pose, floor_ids, (v[0], v[1], 0.0), trial,
-                                    snap_m=snap_m, min_spacing_px=spacing, margin_px=margin,
+                                    snap_m=snap_m, min_spacing_px=rspacing, margin_px=margin,
                                     accept=accept, nudge_m=nudge_m, alternatives_xy=alternatives,
                                     fallback_snap_m=np.inf if last else search_m, clear_px=clear_px,
                                     disc_extra_ids=(t.object_id,) if last else ())
@@ -250,6 +417,14 @@ def build_view_annotation(
                     ok = False
                     break
                 idx.append(i)
+            clock.add("insert_s", time.perf_counter() - t_ins)
+            if not ok and display_search:  # the free-space route hides a vertex: route over shown floor
+                trial = list(route_markers)
+                t0 = time.perf_counter()
+                found = _shown_route(grid, raycaster, pose, floor_ids, trial, shown_cells(), feas_grid[agent], gm,
+                                     t.object_id, radius[agent], params.corridor_step_m, rspacing, margin, clear_px)
+                clock.add("route_search_s", time.perf_counter() - t0)
+                ok, idx = found is not None, found
             if ok:
                 route_markers = trial
                 planned[t.object_id, agent] = _simplify(idx)
@@ -259,10 +434,12 @@ def build_view_annotation(
     route_order = [0] + [int(k) for k in perm]
     display = {m_idx: d + 1 for d, m_idx in enumerate(route_order)}  # marker index -> display id
     points = {display[i]: np.asarray(route_markers[i].xy) for i in range(len(route_markers))}
-    graphs = {a: feasibility_graph(grid, points, radius[a], params.corridor_step_m) for a in AGENTS}
+    with clock("graphs_s"):
+        graphs = {a: feasibility_graph(grid, points, radius[a], params.corridor_step_m) for a in AGENTS}
 
     units: list[RouteUnit] = []
-    for t in targets:
+    t_ver = time.perf_counter()
+    for t in route_targets:
         fields: dict[str, object] = {}
         any_route = False
         for agent in AGENTS:
@@ -272,14 +449,17 @@ def build_view_annotation(
                 d for d, xy in points.items()
                 if G.nodes[d]["feasible"] and bool(grid.lookup(gm, xy[None, :], outside=False)[0]))
             fields[f"{agent}_goal_ids"] = goal_ids
-            best = shortest_route(G, 1, goal_ids)
-            ref = None
-            if planned[t.object_id, agent] is not None:
-                cand = [display[i] for i in planned[t.object_id, agent]]
-                if verify_route(G, cand, 1, goal_ids):
-                    ref = cand
-            if ref is None and best is not None:
-                ref = best[1]
+            ref, best = None, None
+            if not start_in_goal[t.object_id, agent]:
+                best = shortest_route(G, 1, goal_ids)
+                if planned[t.object_id, agent] is not None:
+                    cand = [display[i] for i in planned[t.object_id, agent]]
+                    if verify_route(G, cand, 1, goal_ids):
+                        ref = cand
+                if ref is None and best is not None:
+                    ref = best[1]
+                if ref is not None and len(ref) < 2:  # the start is a goal id: nothing to route
+                    ref, best = None, None
             fields[f"{agent}_reference"] = ref
             fields[f"{agent}_shortest_m"] = None if best is None else float(best[0])
             any_route |= ref is not None
@@ -290,6 +470,7 @@ def build_view_annotation(
             continue
         units.append(RouteUnit(route_id=str(len(units)), target_object_id=t.object_id,
                                target_text=target_texts[t.object_id], start_id=1, **fields))
+    clock.add("verify_s", time.perf_counter() - t_ver)
 
     clearance = grid.clearance_m
 

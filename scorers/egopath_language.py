@@ -62,8 +62,22 @@ INTENTS: dict[str, tuple[str, ...]] = {
              "I need more light so I can see what I am doing"),
     "bin": ("I need to throw this wrapper away",
             "Where can I get rid of this rubbish"),
-    "tv": ("I want to watch the evening news",
-           "I'd like to watch the football match on a screen"),
+    "tv_stand": ("I want to watch the evening news",
+                 "I'd like to watch the football match on a screen"),
+    "armchair": ("I want to curl up somewhere cushioned with my coffee",
+                 "Let me sink into something cushioned and read the paper"),
+    "coffee_table": ("I need somewhere low to set my mug down while I sit",
+                     "Let me put these magazines down within reach of the couch"),
+    "nightstand": ("I need to put my alarm clock within reach of my pillow",
+                   "Where can I leave my reading glasses overnight"),
+    "wardrobe": ("I need to hang up my coat",
+                 "I want to put my shirts on hangers"),
+    "stool": ("I need something to stand on to reach up high",
+              "I just want to perch for a minute"),
+    "counter": ("I need to chop these vegetables",
+                "Where can I knead this bread dough"),
+    "fridge": ("I need to keep this milk cold",
+               "Let me put the leftovers away"),
 }
 
 # The resolver's own reading: keyword phrase -> category (word-boundary matches).
@@ -79,10 +93,17 @@ INTENT_KEYWORDS: dict[str, str] = {
     "pack": "box",
     "more light": "lamp", "lamp": "lamp",
     "throw this wrapper away": "bin", "throw": "bin", "rubbish": "bin", "trash": "bin",
-    "watch": "tv", "screen": "tv",
+    "watch": "tv_stand", "screen": "tv_stand",
+    "curl up": "armchair", "cushioned": "armchair",
+    "set my mug": "coffee_table", "magazines": "coffee_table",
+    "alarm clock": "nightstand", "reading glasses": "nightstand",
+    "hang up my coat": "wardrobe", "hangers": "wardrobe",
+    "stand on": "stool", "perch": "stool",
+    "chop": "counter", "knead": "counter",
+    "milk cold": "fridge", "leftovers": "fridge",
 }
 
-NOUNS: dict[str, str] = {"tv": "TV"}  # category -> display noun where it differs
+NOUNS: dict[str, str] = {"tv": "TV", "tv_stand": "TV stand"}  # category -> display noun where it differs
 
 CUE_SEP = "; take me to the "
 

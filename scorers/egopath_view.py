@@ -36,7 +36,8 @@ from geometry.egopath_schema import GeometryParams, TargetInfo
 from geometry.raycast import in_frame_mask, sample_surface, visible_mask
 from scorers.terms import TermResult, flag, term
 
-TARGET_DISTANCE_M = (0.6, 7.0)
+TARGET_DISTANCE_M = (1.5, 8.0)
+MIN_TARGET_START_M = 1.5      # route units only for targets at least this far (footprint) from the start
 BBOX_SHORT_MIN_PX = 24.0        # at REFERENCE_LONG_SIDE_PX
 STRICT_BBOX_SHORT_PX = 64.0     # App. A
 VISIBLE_SURFACE_MIN = 0.15
@@ -213,9 +214,10 @@ def score_frame(geo, view, frame) -> list[TermResult]:
     return []  # no frame-side terms beyond the farm's render sanity check
 
 
-def ground_truth(geo, view, frame=None) -> dict:
+def ground_truth(geo, view, frame=None, timings: dict | None = None) -> dict:
     """The view's `ViewAnnotation` (JSON) plus its scene group. Deterministic: waypoint
-    draws use a generator seeded from (spec seed, view index)."""
+    draws use a generator seeded from (spec seed, view index). `timings` (optional)
+    collects the annotation's stage durations (see `build_view_annotation`)."""
     from geometry.view_annotation import NoStartError, build_view_annotation
     from scorers.egopath_language import explicit_target_text, intent_request
 
@@ -230,7 +232,8 @@ def ground_truth(geo, view, frame=None) -> dict:
             mesh=geo.mesh, raycaster=geo.raycaster, grid=grid, pose=pose, targets=named,
             floor_ids=floor_ids(geo), obstacle_ids=obstacle_ids(geo),
             rng=np.random.default_rng([int(spec.seed), int(view.view_index), 7]),
-            target_texts={k: v for k, v in texts.items() if v is not None}, visible_objects=visible)
+            target_texts={k: v for k, v in texts.items() if v is not None}, visible_objects=visible,
+            min_target_start_m=MIN_TARGET_START_M, timings=timings)
     except NoStartError as e:
         return {"scene_group": spec.scene_group, "annotation_error": f"no_start: {e}"}
     irng = np.random.default_rng([int(spec.seed), int(view.view_index), 11])

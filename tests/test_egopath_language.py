@@ -9,7 +9,7 @@ from scorers.egopath_language import (DISTANCE_MARGIN_M, INTENT_KEYWORDS, INTENT
                                       explicit_target_text, intent_category, intent_request,
                                       noun_of, resolve_explicit, resolve_intent)
 
-CATS = ("chair", "table", "sofa", "bed", "cabinet", "shelf", "desk", "plant", "box", "lamp", "bin", "tv")
+CATS = ("chair", "table", "sofa", "bed", "cabinet", "shelf", "desk", "plant", "box", "lamp", "bin", "tv_stand")
 COLOURS = ("red", "blue", "white", "black", "light grey")
 
 
@@ -111,6 +111,35 @@ def test_intent_lexicon_implies_exactly_its_category():
             assert intent_category(r) == cat, r
             assert noun_of(cat).lower() not in r.lower().split(), f"{r!r} names its object"
     assert set(INTENT_KEYWORDS.values()) <= set(INTENTS)
+
+
+def test_every_furniture_category_has_a_noun_and_intents():
+    """The scene catalogue and the lexicon agree: every category a scene can draw gets a
+    display noun and >= 2 requests that imply it alone and name no catalogue object."""
+    import re
+
+    from blender_envs.indoor.furniture import CATEGORIES
+
+    nouns = {c: noun_of(c).lower() for c in CATEGORIES}
+    assert noun_of("tv_stand") == "TV stand" and noun_of("coffee_table") == "coffee table"
+    for cat in CATEGORIES:
+        assert nouns[cat] and "_" not in nouns[cat], cat
+        assert len(INTENTS.get(cat, ())) >= 2, cat
+        for r in INTENTS[cat]:
+            assert intent_category(r) == cat, r
+            for other, noun in nouns.items():
+                assert not re.search(r"\b" + re.escape(noun) + r"\b", r.lower()), (r, other)
+    assert len(set(nouns.values())) == len(nouns)
+
+
+def test_tv_stand_phrases_round_trip():
+    objs = [obj(1, "tv_stand", "black"), obj(2, "sofa", "gray"), obj(3, "tv_stand", "white", dist=4.0)]
+    assert explicit_target_text(1, objs) == "black TV stand"
+    assert resolve_explicit("the black TV stand", objs) == [1]
+    assert resolve_explicit("TV stand", objs) == [1, 3]
+    req = intent_request(3, objs, np.random.default_rng(0))
+    assert req is not None and resolve_intent(req[0], objs) == [3]
+    assert intent_category(req[0].split(";")[0]) == "tv_stand"
 
 
 # -- random object sets --------------------------------------------------------------------------

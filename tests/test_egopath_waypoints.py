@@ -33,6 +33,7 @@ from geometry.waypoints import (
 W, H = 480, 360
 SPACING = 29.0  # the default for a 480 px long side (6%)
 MARGIN = 14.0   # 3%
+ROUTE_SPACING = 19.0  # inserted route waypoints: 4% (> two 8 px overlay marker radii at 480 x 360)
 PARAMS = GeometryParams()
 R_EMB = PARAMS.body_radius_m
 
@@ -280,10 +281,10 @@ def _ground_and_surface(sheet):
 def test_sheets_markers_visible_spaced_and_labelled(scene, ann):
     mesh, rc, grid, pose = scene
     C = pose.center
-    for sheet in (ann.traversability, ann.route):
+    for sheet, spacing in ((ann.traversability, SPACING), (ann.route, ROUTE_SPACING)):
         assert [w.display_id for w in sheet.waypoints] == list(range(1, len(sheet.waypoints) + 1))
         for a, b in itertools.combinations(sheet.waypoints, 2):
-            assert np.hypot(a.pixel[0] - b.pixel[0], a.pixel[1] - b.pixel[1]) >= SPACING - 1e-9
+            assert np.hypot(a.pixel[0] - b.pixel[0], a.pixel[1] - b.pixel[1]) >= spacing - 1e-9
         for w in sheet.waypoints:
             uv, _ = project(np.array([w.world]), pose.K_array(), pose.cam_to_world_array())
             assert np.allclose(uv[0], w.pixel, atol=1e-6)
@@ -427,3 +428,91 @@ def test_verify_route_rejects_broken_routes():
     assert not verify_route(G, [1, 3], 1, [3])        # no such edge
     assert not verify_route(G, [1, 2], 1, [3])        # ends off the goal set
     assert not verify_route(G, [1, 2, 3, 4], 1, [4])  # infeasible node
+
+
+# ------------------------------------------------ route-question rules (egopath-2)
+
+STOOL = ((0.72, 0.7, 0.0), (1.02, 1.1, 0.45))  # 0.36 m beside the start: the body is already there
+
+
+def _with_stool():
+    parts = [(1, "floor", floor_quad(-3, 3, -1, 7)), *walls(), (3, "table", box(*TABLE)),
+             (4, "crate_a", box(*CRATE_A)), (5, "crate_b", box(*CRATE_B)), (6, "cabinet", box(*CABINET)),
+             (9, "stool", box(*STOOL))]
+    mesh = SceneMesh.from_trimesh_parts(parts)
+    return mesh, Raycaster(mesh), occupancy_from_mesh(mesh, {1}, PARAMS), make_pose()
+
+
+def _build_stool(min_target_start_m=0.0):
+    mesh, rc, grid, pose = _with_stool()
+    return build_view_annotation(
+        mesh=mesh, raycaster=rc, grid=grid, pose=pose, targets=TARGETS + [target_info(9, "stool", *STOOL)],
+        floor_ids=[1], obstacle_ids=[2, 3, 4, 5, 6, 9], rng=np.random.default_rng(0),
+        target_texts={**TEXTS, 9: "the stool"}, n_ground=12, n_surface=3, min_target_start_m=min_target_start_m)
+
+
+def test_start_inside_the_goal_ring_is_no_route_question():
+    """The start stands 0.36 m from the stool: inside the body's goal region (0.30 + 0.10 m)
+    but outside the point agent's (0.10 m). The embodied reference is None, never [1]."""
+    a = _build_stool()
+    start = next(w for w in a.route.waypoints if w.display_id == 1)
+    d = dist_to_rect(start.world[:2], *STOOL)
+    assert PARAMS.goal_ring_m + PARAMS.grid_m < d < R_EMB + PARAMS.goal_ring_m
+    stool = next(u for u in a.routes if u.target_object_id == 9)
+    assert stool.embodied_reference is None and stool.embodied_shortest_m is None
+    assert stool.embodied_narrow_fraction is None
+    assert stool.point_reference is not None and len(stool.point_reference) >= 2
+    for u in a.routes:
+        for ref in (u.point_reference, u.embodied_reference):
+            assert ref is None or len(ref) >= 2
+
+
+def test_targets_near_the_start_get_no_route_unit():
+    a = _build_stool(min_target_start_m=2.5)
+    start = next(w for w in a.route.waypoints if w.display_id == 1).world[:2]
+    far = sorted(i for i, r in ((3, TABLE), (6, CABINET), (9, STOOL)) if dist_to_rect(start, *r) >= 2.5)
+    assert far == [6]  # table 2.05 m, stool 0.36 m, cabinet 3.59 m from the start
+    assert [u.target_object_id for u in a.routes] == far
+    assert {t.object_id for t in a.targets} == {3, 6, 9}  # filtered targets stay listed
+
+
+BARRIER = ((-2.0, 2.0, 0.0), (1.6, 2.4, 0.4))  # gaps: x -3..-2 (off-frame) and 1.6..3 (in frame)
+SHELF = ((-2.0, 4.4, 0.0), (-1.2, 4.8, 1.0))
+
+
+def test_display_search_routes_through_the_shown_gap():
+    """The shortest way to the shelf passes the barrier's left gap, outside the image, so the
+    free-space route cannot be displayed; the display search finds the longer route through
+    the right gap, every vertex a shown marker and every move legal."""
+    parts = [(1, "floor", floor_quad(-3, 3, -1, 7)), *walls(), (7, "barrier", box(*BARRIER)),
+             (8, "shelf", box(*SHELF))]
+    mesh = SceneMesh.from_trimesh_parts(parts)
+    rc, grid, pose = Raycaster(mesh), occupancy_from_mesh(mesh, {1}, PARAMS), make_pose()
+    left_gap = np.array([[-2.5, 2.2, 0.0]])
+    uv, z = project(left_gap, pose.K_array(), pose.cam_to_world_array())
+    assert z[0] > 0 and uv[0, 0] < 0  # the left gap is out of frame
+
+    def ann_(display_search):
+        return build_view_annotation(mesh=mesh, raycaster=rc, grid=grid, pose=pose,
+                                     targets=[target_info(8, "shelf", *SHELF)], floor_ids=[1], obstacle_ids=[2, 7, 8],
+                                     rng=np.random.default_rng(0), target_texts={8: "the shelf"}, n_ground=12,
+                                     n_surface=3, display_search=display_search)
+
+    assert ann_(False).routes == []
+    a = ann_(True)
+    assert len(a.routes) == 1
+    u = a.routes[0]
+    wps = {w.display_id: w for w in a.route.waypoints}
+    for agent, radius in (("point", 0.0), ("embodied", R_EMB)):
+        ref = getattr(u, f"{agent}_reference")
+        assert ref is not None and ref[0] == 1
+        for d in ref:
+            px, py = wps[d].pixel
+            assert MARGIN - 0.5 <= px <= W - 0.5 - MARGIN and MARGIN - 0.5 <= py <= H - 0.5 - MARGIN
+            t, oid = exact_pixel_hit(rc, pose, wps[d].pixel)
+            assert oid == 1 and abs(t - np.linalg.norm(np.subtract(wps[d].world, pose.center))) < 0.01
+        for a_, b_ in zip(ref[:-1], ref[1:]):
+            assert brute_segment_ok(grid, wps[a_].world[:2], wps[b_].world[:2], radius)
+        assert dist_to_rect(wps[ref[-1]].world[:2], *SHELF) <= radius + PARAMS.goal_ring_m + 1.5 * PARAMS.grid_m
+        x = _crossing_x(a, ref)
+        assert x is not None and BARRIER[1][0] < x < 3.0  # through the right gap

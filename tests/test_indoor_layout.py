@@ -1,5 +1,6 @@
-"""Indoor (EgoPathBench) floor plans and first-person poses, no bpy: determinism, no
-overlaps, clear doorways, real narrow passages, same-category clutter, poses in free space.
+"""Indoor (EgoPathBench) floor plans and first-person poses: determinism, no overlaps,
+clear doorways, real narrow passages, same-category clutter and wall rows, poses in free
+space; and (one Blender build, no render) the pure-data scene mesh against the export.
 
 Overlap, doorway and passage checks rasterise footprints on a fine grid with their own
 inside test (local coordinates), independent of the layout's separating-axis code."""
@@ -206,6 +207,41 @@ def test_several_same_category_instances(specs):
     assert np.mean([b >= 3 for b in best]) >= 0.8
 
 
+def test_wall_rows_are_rows(specs):
+    """Pieces of one row: one category, size and facing, backs 2-5 cm off one wall, side by
+    side along it with 5-30 cm gaps (checked on their centres, not with layout code)."""
+    n_rows = 0
+    for s in specs:
+        rooms = {r.name: r for r in s.rooms}
+        rows: dict = {}
+        for f in s.furniture:
+            if f.group.startswith("row_"):
+                rows.setdefault((f.room, f.group), []).append(f)
+        for (room, group), ps in rows.items():
+            n_rows += 1
+            assert len({(p.category, tuple(p.size), round(p.yaw_deg, 3)) for p in ps}) == 1, group
+            assert group == f"row_{ps[0].category}"
+            w, d = ps[0].size[:2]
+            a = math.radians(ps[0].yaw_deg)
+            along = np.array([math.cos(a), math.sin(a)])        # the piece's width axis
+            back = -np.array([-math.sin(a), math.cos(a)])       # towards the wall behind it
+            x0, y0, x1, y1 = rooms[room].interior
+            for p in ps:
+                c = np.asarray(p.position)
+                b = c + back * d / 2
+                wall_gap = min(abs(b[0] - x0), abs(b[0] - x1)) if abs(back[0]) > 0.5 else \
+                    min(abs(b[1] - y0), abs(b[1] - y1))
+                assert 0.02 - 1e-3 <= wall_gap <= 0.05 + 1e-3, (group, wall_gap)
+            t = np.sort([float(np.asarray(p.position) @ along) for p in ps])
+            if len(t) < 2:
+                continue  # the other pieces of this row did not fit
+            pitch = np.diff(t)  # a piece that did not fit leaves a whole pitch empty
+            assert pitch.min() - w >= 0.05 - 1e-3 and pitch.min() - w <= 0.30 + 1e-3, (group, pitch)
+            k = pitch / pitch.min()
+            assert np.allclose(k, np.round(k), atol=1e-3), (group, pitch)
+    assert n_rows >= len(specs)  # rows are common: at least one per scene on average
+
+
 def test_chairs_and_tables_have_legs():
     """The floor-level boxes of a chair or table cover a small part of its footprint."""
     for cat, size in (("chair", (0.46, 0.48, 0.9)), ("table", (1.4, 0.85, 0.75)), ("desk", (1.3, 0.65, 0.75))):
@@ -252,3 +288,34 @@ def test_sample_view_rejects_empty_scene():
     empty = s.model_copy(update={"furniture": []})
     with pytest.raises(ValueError, match="no furniture"):
         sample_view(empty, np.random.default_rng(0), 0, 640)
+
+
+def test_spec_mesh_equals_the_blender_export():
+    """`mesh.spec_mesh` (no bpy) against one Blender build of the same spec (no render): the
+    same ids and names, the same surface per object, and the same occupancy grid."""
+    from blender_envs.core.mesh_export import export_world_triangles
+    from blender_envs.core.scene_reset import reset_scene
+    from blender_envs.indoor.build import build
+    from blender_envs.indoor.mesh import spec_mesh, spec_objects
+    from geometry.occupancy import occupancy_from_mesh
+    from geometry.raycast import SceneMesh
+
+    spec = sample_scene(np.random.default_rng([5, 1]), "mesh-check", 1)
+    scene = reset_scene()
+    info = build(scene, spec)
+    exported = SceneMesh(**export_world_triangles(scene))
+    ours = spec_mesh(spec)
+    assert [(o.id, o.name, o.category) for o in spec_objects(spec)] == \
+        [(o.id, o.name, o.category) for o in info.objects]
+    assert exported.object_ids.tolist() == ours.object_ids.tolist()
+    assert exported.object_names.tolist() == ours.object_names.tolist()
+    for oid in ours.object_ids:
+        a = exported.face_areas()[exported.tri_object_id == oid].sum()
+        b = ours.face_areas()[ours.tri_object_id == oid].sum()
+        assert abs(a - b) <= 1e-4 * max(a, 1.0), (ours.object_name(oid), a, b)
+    floor = {o.id for o in info.objects if o.category == "floor"}
+    ga, gb = occupancy_from_mesh(exported, floor), occupancy_from_mesh(ours, floor)
+    assert ga.shape == gb.shape and np.allclose(ga.origin_xy, gb.origin_xy)
+    assert (ga.floor == gb.floor).all()
+    assert (ga.occupied == gb.occupied).mean() >= 0.995
+    assert ga.occupied.sum() > 0.1 * ga.occupied.size  # a furnished plan, not an empty grid

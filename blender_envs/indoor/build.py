@@ -14,21 +14,11 @@ from blender_envs.core import materials, shapes
 from blender_envs.core.bpy_env import bpy
 from blender_envs.indoor.furniture import ACCENT_RGB, CATEGORIES
 from blender_envs.indoor.layout import DOOR_HEIGHT, WALL_T, IndoorSpec, piece_matrix
+from blender_envs.indoor.mesh import FLOOR_THICKNESS, object_table  # noqa: F401  (object_table re-exported)
 from geometry.scene import BuildInfo, SceneObject
 
-FLOOR_THICKNESS = 0.05
 LIGHT_W_PER_M2 = 45.0       # ceiling area lights, per square metre of room
 WINDOW_STRENGTH = 6.0
-
-
-def object_table(spec: IndoorSpec) -> list[tuple[str, str]]:
-    """(name, category) of every built object, in pass-index order (index = position + 1)."""
-    out = [(f"floor_{k}", "floor") for k in range(len(spec.rooms))]
-    out += [(w.name, "wall") for w in spec.walls]
-    out += [("ceiling", "ceiling")]
-    out += [(f"window_{k}", "window") for k in range(len(spec.windows))]
-    out += [(f.name, f.category) for f in spec.furniture]
-    return out
 
 
 def _floor_material(name: str, style: str, rgb):

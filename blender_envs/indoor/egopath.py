@@ -16,12 +16,14 @@ from blender_envs.registry import Environment
 from geometry.camera import CameraPose, PhoneLens
 from geometry.scene import View
 
-GENERATOR_VERSION = "egopath-1"
+GENERATOR_VERSION = "egopath-2"
 EYE_HEIGHT_RANGE = (1.45, 1.70)
 PITCH_DOWN_DEG = (10.0, 30.0)
 HFOV_DEG = (70.0, 90.0)
-CAMERA_CLEARANCE_M = 0.45      # the walker stands this far from any wall or furniture footprint
-TARGET_DISTANCE_M = (1.5, 6.5)  # camera to the centres of the pieces a pose is aimed at
+CAMERA_CLEARANCE_M = 0.60      # the walker stands this far from any wall or furniture footprint (open floor)
+TARGET_DISTANCE_M = (2.0, 7.5)  # camera to the centres of the pieces a pose is aimed at
+FREE_POINT_DRAWS = 40           # floor points drawn per room try ...
+POSITIONS_SCORED = 10           # ... of which the first this many free ones are scored
 SENSOR_WIDTH_MM = 36.0
 SHUTTER_S = 1.0 / 1000.0       # fast shutter, no shake: views are sharp
 
@@ -64,26 +66,39 @@ def _free_points(spec: IndoorSpec, rng: np.random.Generator, room, polys, n: int
     return xy[clearance(spec, xy, polys) >= CAMERA_CLEARANCE_M]
 
 
-def _view_scores(spec: IndoorSpec, room: str, xy: np.ndarray, yaws_deg: np.ndarray, half_fov_deg: float):
+def _wall_blocked(spec: IndoorSpec, xy: np.ndarray, targets: np.ndarray, step_m: float = 0.1) -> np.ndarray:
+    """bool (P, N): does a wall segment cross the floor-plane sight line from xy[p] to targets[n]?
+    (Doorway openings are gaps in the segments, so views through a doorway stay open.)"""
+    rects = np.array([r for w in spec.walls for r in w.segments], float).reshape(-1, 4)
+    d = targets[None, :, :] - xy[:, None, :]
+    k = max(2, int(np.ceil(np.linalg.norm(d, axis=2).max() / step_m)))
+    t = np.linspace(0.05, 0.95, k)  # the ends stand in the room; the wall lies between
+    pts = xy[:, None, None, :] + t[None, None, :, None] * d[:, :, None, :]
+    x, y = pts[..., 0][..., None], pts[..., 1][..., None]
+    inside = (x >= rects[:, 0]) & (x <= rects[:, 2]) & (y >= rects[:, 1]) & (y <= rects[:, 3])
+    return inside.any(axis=(2, 3))
+
+
+def _view_scores(spec: IndoorSpec, xy: np.ndarray, yaws_deg: np.ndarray, half_fov_deg: float):
     """(score per (position, yaw), in-view mask per (position, yaw, piece), pieces): how many
-    of the room's pieces lie 1.5-6.5 m away within the central field of view, plus the
-    largest same-category count among them (the paper's same-family clutter) and half
-    their mean distance in metres (longer views, longer routes)."""
-    pieces = [f for f in spec.furniture if f.room == room]
-    if not pieces:
-        return np.zeros((len(xy), len(yaws_deg))), np.zeros((len(xy), len(yaws_deg), 0), bool), pieces
+    pieces (of any room: views may look through a doorway) lie 2-7.5 m away inside the
+    central field of view with no wall across the sight line, plus 1.5 x the number of them
+    that share their category with another (the paper's same-family ambiguity), plus
+    1.5 x their mean distance in metres (longer sight lines, longer routes)."""
+    pieces = list(spec.furniture)
     c = np.array([f.position for f in pieces])
     rel = c[None, :, :] - xy[:, None, :]
     dist = np.linalg.norm(rel, axis=2)
     bearing = np.degrees(np.arctan2(rel[..., 1], rel[..., 0]))
     diff = (bearing[:, None, :] - yaws_deg[None, :, None] + 180.0) % 360.0 - 180.0
-    inview = (np.abs(diff) < half_fov_deg) & ((dist >= TARGET_DISTANCE_M[0]) & (dist <= TARGET_DISTANCE_M[1]))[:, None, :]
+    seen = (dist >= TARGET_DISTANCE_M[0]) & (dist <= TARGET_DISTANCE_M[1]) & ~_wall_blocked(spec, xy, c)
+    inview = (np.abs(diff) < half_fov_deg) & seen[:, None, :]
     cats = sorted({f.category for f in pieces})
     onehot = np.array([[f.category == k for k in cats] for f in pieces], float)
     per_cat = inview.astype(float) @ onehot
     n = inview.sum(axis=2)
     mean_dist = (inview * dist[:, None, :]).sum(axis=2) / np.maximum(n, 1)
-    score = n + per_cat.max(axis=2) + 0.5 * mean_dist  # longer views give longer routes
+    score = n + 1.5 * np.maximum(per_cat - 1.0, 0.0).sum(axis=2) + 1.5 * mean_dist
     return score, inview, pieces
 
 
@@ -104,10 +119,10 @@ def sample_view(spec: IndoorSpec, rng: np.random.Generator, view_index: int, lon
     best = None
     for _ in range(8):  # bounded: a crowded room may have no free point in one batch
         room = rooms[int(rng.choice(len(rooms), p=w / w.sum()))]
-        xy = _free_points(spec, rng, room, polys)[:6]
+        xy = _free_points(spec, rng, room, polys, n=FREE_POINT_DRAWS)[:POSITIONS_SCORED]
         if not len(xy):
             continue
-        score, inview, pieces = _view_scores(spec, room.name, xy, yaws, 0.5 * hfov - 8.0)
+        score, inview, pieces = _view_scores(spec, xy, yaws, 0.5 * hfov - 8.0)
         if score.max() <= 0:
             continue
         flat = np.argsort(-score.ravel(), kind="stable")[:4]  # among the four best (position, yaw)

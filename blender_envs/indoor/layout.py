@@ -23,7 +23,9 @@ DOOR_WIDTH_RANGE = (0.80, 1.00)
 DOOR_HEIGHT = 2.05
 DOOR_CLEAR_M = 0.75        # furniture stays this far from a doorway, on both sides
 NARROW_RANGE = (0.35, 0.55)
+ROOM_AREA_M2 = (24.0, 40.0)  # per room
 MIN_GAP_M = 0.04           # smallest gap between two pieces (unless deliberate)
+FREE_GAP_M = 0.65          # free-standing pieces (not piles) keep a body's width from the others
 ROOM_KINDS = ("living room", "kitchen", "bedroom", "office", "dining room")
 FLOOR_STYLES = {"living room": ("wood",), "kitchen": ("tile",), "bedroom": ("wood", "carpet"),
                 "office": ("carpet", "wood"), "dining room": ("wood", "tile")}
@@ -343,9 +345,38 @@ class _Room:
                 return self.commit(f)
         return None
 
+    def wall_row(self, category: str, n: int, tries: int = 25, same_color_p: float = 0.5) -> list[Furniture]:
+        """Up to n pieces side by side along one wall (a row of boxes, cabinets, bins), one
+        size and often one colour: same-category instances seen together."""
+        x0, y0, x1, y1 = self.room.interior
+        for _ in range(tries):
+            word, sz = draw_size(self.rng, category)
+            w, d = sz[0], sz[1]
+            side = int(self.rng.integers(4))
+            gap = float(self.rng.uniform(0.05, 0.30))
+            span = (x1 - x0) if side < 2 else (y1 - y0)
+            k = min(n, int((span + gap) // (w + gap)))
+            if k < 2:
+                continue
+            a = float(self.rng.uniform(0.0, span - k * w - (k - 1) * gap))
+            back = float(self.rng.uniform(0.02, 0.05))
+            color = draw_color(self.rng, category) if self.rng.random() < same_color_p else None
+            out = []
+            for j in range(k):
+                u = a + w / 2 + j * (w + gap)
+                pos, yaw = {0: ((x0 + u, y0 + back + d / 2), 0.0), 1: ((x0 + u, y1 - back - d / 2), 180.0),
+                            2: ((x0 + back + d / 2, y0 + u), 270.0), 3: ((x1 - back - d / 2, y0 + u), 90.0)}[side]
+                f = self.make(category, pos, yaw, size=(word, sz), color=color, group=f"row_{category}")
+                if self.fits(f):
+                    out.append(self.commit(f))
+            if out:
+                return out
+        return []
+
     def free(self, category: str, tries: int = 40, yaw_any: bool = True, near=None, spread: float = 0.6,
              **kw) -> Furniture | None:
-        """A free-standing piece anywhere in the room (or within `spread` of `near`)."""
+        """A free-standing piece anywhere in the room, at least FREE_GAP_M from other pieces
+        so a 0.6 m body can pass round it (or, a pile, within `spread` of `near`)."""
         x0, y0, x1, y1 = self.room.interior
         for _ in range(tries):
             if near is None:
@@ -354,7 +385,7 @@ class _Room:
                 pos = np.asarray(near, float) + self.rng.uniform(-spread, spread, 2)
             yaw = self.rng.uniform(0, 360) if yaw_any else 90.0 * int(self.rng.integers(4)) + self.rng.normal(0, 4)
             f = self.make(category, pos, yaw, **kw)
-            if self.fits(f):
+            if self.fits(f, gap=MIN_GAP_M if near is not None else FREE_GAP_M):
                 return self.commit(f)
         return None
 
@@ -464,17 +495,19 @@ def furnish(rng: np.random.Generator, room: Room, reserved: list[np.ndarray], co
             R.against_wall("counter")
         R.against_wall("fridge")
         if rng.random() < 0.85:
-            R.table_set("table", _n(rng, 3, 5), "dining_set_0")
-        clutter = {"bin": (1, 3), "box": (2, 5), "plant": (0, 2), "stool": (0, 2)}
+            R.table_set("table", _n(rng, 4, 6), "dining_set_0")
+        rows = {"stool": (2, 4), "cabinet": (0, 3), "bin": (2, 3)}
+        clutter = {"box": (2, 5), "plant": (1, 3)}
     elif kind == "living room":
         R.against_wall("sofa")
         R.against_wall("tv_stand")
-        for _ in range(_n(rng, 0, 2)):
+        for _ in range(_n(rng, 1, 2)):
             R.against_wall("shelf")
         R.free("coffee_table", yaw_any=False)
-        for _ in range(_n(rng, 0, 2)):
+        for _ in range(_n(rng, 1, 3)):
             R.free("armchair", yaw_any=False)
-        clutter = {"plant": (1, 3), "lamp": (0, 2), "box": (2, 4), "bin": (0, 2)}
+        rows = {"box": (0, 4), "plant": (0, 3)}
+        clutter = {"plant": (2, 4), "lamp": (2, 3), "box": (1, 3), "bin": (0, 2)}
     elif kind == "bedroom":
         R.against_wall("bed")
         for _ in range(_n(rng, 1, 2)):
@@ -485,32 +518,37 @@ def furnish(rng: np.random.Generator, room: Room, reserved: list[np.ndarray], co
             desk = R.against_wall("desk")
             if desk is not None:
                 R.free("chair", near=np.asarray(desk.position) + rot2(desk.yaw_deg) @ [0, 0.6], spread=0.15)
-        clutter = {"lamp": (0, 1), "box": (2, 5), "bin": (0, 2), "plant": (0, 2)}
+        rows = {"box": (2, 5)}
+        clutter = {"lamp": (1, 2), "box": (1, 3), "bin": (1, 2), "plant": (2, 3)}
     elif kind == "office":
-        for _ in range(_n(rng, 1, 3)):
+        for _ in range(_n(rng, 2, 4)):
             desk = R.against_wall("desk")
             if desk is not None:
                 R.free("chair", near=np.asarray(desk.position) + rot2(desk.yaw_deg) @ [0, 0.62], spread=0.12,
                        yaw_any=False)
-        for _ in range(_n(rng, 1, 2)):
-            R.against_wall("shelf")
-        for _ in range(_n(rng, 0, 2)):
-            R.against_wall("cabinet")
-        clutter = {"bin": (1, 3), "box": (2, 5), "plant": (0, 2), "chair": (0, 1)}
+        rows = {"cabinet": (2, 4), "shelf": (1, 3), "box": (0, 4), "bin": (0, 3)}
+        clutter = {"bin": (1, 2), "box": (1, 3), "plant": (1, 3), "chair": (0, 2)}
     else:  # dining room
-        R.table_set("table", _n(rng, 4, 6), "dining_set_0")
-        for _ in range(_n(rng, 1, 2)):
-            R.against_wall("cabinet")
+        R.table_set("table", _n(rng, 5, 8), "dining_set_0")
+        if rng.random() < 0.5:
+            R.table_set("table", _n(rng, 3, 6), "dining_set_1")
         if rng.random() < 0.5:
             R.against_wall("shelf")
-        clutter = {"plant": (1, 3), "box": (1, 3), "bin": (0, 1), "stool": (0, 2)}
+        rows = {"cabinet": (2, 3), "plant": (0, 3)}
+        clutter = {"plant": (2, 3), "box": (1, 3), "bin": (0, 2), "stool": (0, 2)}
+    for cat, (lo, hi) in rows.items():
+        n = _n(rng, lo, hi)
+        if n >= 2:
+            R.wall_row(cat, n)
+        elif n == 1:
+            R.against_wall(cat)
     for cat, (lo, hi) in clutter.items():
         n = _n(rng, lo, hi)
         anchor = None
         for _ in range(n):  # clusters: boxes pile up near each other, others scatter or hug walls
             if cat == "box" and anchor is not None:
                 f = R.free(cat, near=anchor, spread=0.7)
-            elif cat in ("plant", "bin", "lamp") and rng.random() < 0.6:
+            elif cat in ("plant", "bin", "lamp") and rng.random() < 0.8:
                 f = R.against_wall(cat)
             else:
                 f = R.free(cat)
@@ -525,7 +563,7 @@ def sample_indoor(rng: np.random.Generator, scene_id: str, seed: int, env: str =
                   scene_group: str | None = None) -> IndoorSpec:
     """One furnished floor plan (1-4 rooms)."""
     n_rooms = int(rng.choice([1, 2, 3, 4], p=[0.2, 0.35, 0.3, 0.15]))
-    area = n_rooms * float(rng.uniform(16.0, 26.0))
+    area = n_rooms * float(rng.uniform(*ROOM_AREA_M2))
     aspect = float(rng.uniform(1.0, 1.6))
     W = math.sqrt(area * aspect)
     D = area / W

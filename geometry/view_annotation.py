@@ -27,6 +27,7 @@ from typing import Iterable, Sequence
 
 import networkx as nx
 import numpy as np
+from scipy import ndimage
 
 from geometry.camera import CameraPose, project
 from geometry.egopath_schema import (
@@ -176,6 +177,23 @@ def _footprint_distance(grid: OccupancyGrid, object_id: int, xy) -> float:
         raise ValueError(f"object {object_id} has no footprint on this grid")
     c = grid.cell_to_world(ix, iy)
     return float(np.min(np.hypot(c[:, 0] - xy[0], c[:, 1] - xy[1])))
+
+
+def _inner_goal(grid: OccupancyGrid, goal: np.ndarray, feasible: np.ndarray, object_id: int, start_xy) -> np.ndarray:
+    """The goal cells nearest the target's footprint among those reachable from the start.
+
+    A reference that ends deep in the goal region stays a goal when the ring shrinks or
+    the body radius changes (Table S8 keeps 99.8-100% of solutions there); planning to the
+    nearest goal cell would end every route on the ring's outer edge instead."""
+    labels, _ = ndimage.label(feasible, structure=np.ones((3, 3), bool))
+    ix, iy = grid.world_to_cell(np.asarray(start_xy, float)[:2])
+    if not grid.in_grid(ix, iy) or labels[iy, ix] == 0:
+        return goal
+    reach = goal & (labels == labels[iy, ix])
+    if not reach.any():
+        return goal
+    dist = ndimage.distance_transform_edt(~footprint_mask(grid, object_id)) * grid.cell_m
+    return reach & (dist <= dist[reach].min() + 1e-6)
 
 
 def _thin(uv: np.ndarray, bucket_px: float) -> np.ndarray:
@@ -393,7 +411,10 @@ def build_view_annotation(
             if start_in_goal[t.object_id, agent]:
                 continue  # already there: no route question for this agent
             with clock("route_search_s"):
-                path = grid_path(grid, start.xy, gm, radius[agent])
+                inner = _inner_goal(grid, gm, feas_grid[agent], t.object_id, start.xy)
+                path = grid_path(grid, start.xy, inner, radius[agent])
+                if path is None:
+                    path = grid_path(grid, start.xy, gm, radius[agent])
                 if path is None:
                     continue
                 sparse = sparsify(grid, path, radius[agent], params.corridor_step_m)
@@ -403,16 +424,21 @@ def build_view_annotation(
             ok = True
             for k, v in enumerate(sparse[1:], start=1):
                 last = k == len(sparse) - 1
-                accept = _vertex_predicate(grid, feas_grid[agent], gm if last else None,
-                                           trial[idx[-1]].xy, None if last else sparse[k + 1],
-                                           radius[agent], params.corridor_step_m)
-                alternatives = _nearby_cells(grid, gm if last else feas_grid[agent], v,
-                                             np.inf if last else search_m)
-                i = insert_required(raycaster, pose, floor_ids, (v[0], v[1], 0.0), trial,
-                                    snap_m=snap_m, min_spacing_px=rspacing, margin_px=margin,
-                                    accept=accept, nudge_m=nudge_m, alternatives_xy=alternatives,
-                                    fallback_snap_m=np.inf if last else search_m, clear_px=clear_px,
-                                    disc_extra_ids=(t.object_id,) if last else ())
+                # the last vertex: on the goal region's innermost cells first, anywhere in it
+                # only if nothing there can be shown
+                for goal_cells in ((inner, gm) if last else (None,)):
+                    accept = _vertex_predicate(grid, feas_grid[agent], goal_cells,
+                                               trial[idx[-1]].xy, None if last else sparse[k + 1],
+                                               radius[agent], params.corridor_step_m)
+                    alternatives = _nearby_cells(grid, goal_cells if last else feas_grid[agent], v,
+                                                 np.inf if last else search_m)
+                    i = insert_required(raycaster, pose, floor_ids, (v[0], v[1], 0.0), trial,
+                                        snap_m=snap_m, min_spacing_px=rspacing, margin_px=margin,
+                                        accept=accept, nudge_m=nudge_m, alternatives_xy=alternatives,
+                                        fallback_snap_m=np.inf if last else search_m, clear_px=clear_px,
+                                        disc_extra_ids=(t.object_id,) if last else ())
+                    if i is not None:
+                        break
                 if i is None:
                     ok = False
                     break

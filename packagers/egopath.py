@@ -554,14 +554,7 @@ def export_egopathbench(runs, out: str | Path, bench_yaml: str | Path | dict | N
     atomic.write_json(staging / "benchmark.json", meta)
     atomic.write_text(staging / "SHA256SUMS", _sha256sums(staging))
     files = sorted(p.relative_to(staging).as_posix() for p in staging.rglob("*") if p.is_file())
-    old = out / f".{DATASET_NAME}.old"
-    if old.exists():
-        shutil.rmtree(old)
-    if root.exists():
-        root.replace(old)
-    staging.replace(root)
-    if old.exists():
-        shutil.rmtree(old)
+    atomic.replace_tree(staging, root)
     return EgoPathExportSummary(root=root, counts=counts, stats=stats, unpaired=unpaired, files=files)
 
 

@@ -426,13 +426,5 @@ def export_realitybench(run_dirs: list[Path], out_dir: Path, benchmark_file: Pat
     atomic.write_text(staging / "SHA256SUMS", _sha256sums(staging))
     files = sorted(p.relative_to(staging).as_posix() for p in staging.rglob("*") if p.is_file())
 
-    # Swap the finished tree in: a reader never sees a half-written export or stale shards.
-    old = out_dir / f".{DATASET_NAME}.old"
-    if old.exists():
-        shutil.rmtree(old)
-    if root.exists():
-        root.replace(old)
-    staging.replace(root)
-    if old.exists():
-        shutil.rmtree(old)
+    atomic.replace_tree(staging, root)
     return ExportSummary(root=root, rows=rows_n, excluded=excluded, shards=shards, files=files)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
 import tempfile
 import zipfile
 from pathlib import Path
@@ -52,3 +53,17 @@ def npz_bytes(compressed: bool = True, **arrays: np.ndarray) -> bytes:
 
 def save_npz(path: str | Path, compressed: bool = True, **arrays: np.ndarray) -> None:
     write_bytes(path, npz_bytes(compressed, **arrays))
+
+
+def replace_tree(staging: str | Path, root: str | Path) -> None:
+    """Swap a finished directory tree in for `root`: a reader never sees a half-written
+    tree or stale files (the old tree is moved aside, then removed)."""
+    staging, root = Path(staging), Path(root)
+    old = root.parent / f".{root.name}.old"
+    if old.exists():
+        shutil.rmtree(old)
+    if root.exists():
+        root.replace(old)
+    staging.replace(root)
+    if old.exists():
+        shutil.rmtree(old)

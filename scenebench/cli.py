@@ -83,6 +83,24 @@ def _benchmark_file(name: str):
     return p
 
 
+def _run_dirs(args, envs: list[str], benchmark: str) -> list:
+    """--runs as given (each must exist), else every `<runs_root>/<env>/` of the benchmark that has records."""
+    from pathlib import Path
+
+    if args.runs:
+        runs = [Path(r) for r in args.runs]
+        for r in runs:
+            if not r.is_dir():
+                raise CliError(f"run directory {r} does not exist")
+        return runs
+    root = Path(args.runs_root)
+    runs = [root / e for e in envs if (root / e / "records.jsonl").is_file()]
+    if not runs:
+        raise CliError(f"no run directories under {root}/ for benchmark {benchmark} "
+                       f"(looked for {root}/<env>/records.jsonl; render first or pass --runs)")
+    return runs
+
+
 def cmd_export(args) -> int:
     """Run stores -> HF dataset (and optionally the VLMEvalKit TSV made from it)."""
     from pathlib import Path
@@ -100,17 +118,7 @@ def cmd_export(args) -> int:
 
         if args.format != "hf":
             raise CliError("egopathbench exports only --format hf")
-        if args.runs:
-            runs = [Path(r) for r in args.runs]
-            for r in runs:
-                if not r.is_dir():
-                    raise CliError(f"run directory {r} does not exist")
-        else:
-            root = Path(args.runs_root)
-            runs = [root / e for e in envs if (root / e / "records.jsonl").is_file()]
-            if not runs:
-                raise CliError(f"no run directories under {root}/ for benchmark egopathbench "
-                               f"(looked for {root}/<env>/records.jsonl; render first or pass --runs)")
+        runs = _run_dirs(args, envs, "egopathbench")
         opts = bench.get("export") or {}
         try:
             summary = export_egopathbench(runs, Path(args.out), bench)
@@ -131,17 +139,7 @@ def cmd_export(args) -> int:
             written = run_audits(runs, summary.root, Path(args.out) / "egopathbench_audits")
             print(f"scenebench: audits -> {', '.join(str(p) for p in written)}")
         return 0
-    if args.runs:
-        runs = [Path(r) for r in args.runs]
-        for r in runs:
-            if not r.is_dir():
-                raise CliError(f"run directory {r} does not exist")
-    else:
-        root = Path(args.runs_root)
-        runs = [root / e for e in envs if (root / e / "records.jsonl").is_file()]
-        if not runs:
-            raise CliError(f"no run directories under {root}/ for benchmark {bench.get('benchmark', args.benchmark)} "
-                           f"(looked for {root}/<env>/records.jsonl; render first or pass --runs)")
+    runs = _run_dirs(args, envs, bench.get("benchmark", args.benchmark))
     try:
         summary = export_realitybench(runs, Path(args.out), bench_path)
     except (ExportError, MissingPromptError) as exc:

@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 import yaml
 
-from conftest import ROOT, preview_quality, run_config
+from conftest import ROOT, preview_quality, run_cli, run_config
 from geometry.egopath_schema import ROUTE_TASKS
 from packagers.egopath import split_of_group
 from render_farm.runner import render
@@ -42,12 +39,6 @@ class _Stub(BaseHTTPRequestHandler):
         pass
 
 
-def _cli(*args):
-    env = dict(os.environ, PYTHONPATH=str(ROOT), HF_DATASETS_OFFLINE="1", HF_HUB_OFFLINE="1")
-    r = subprocess.run([sys.executable, "-m", "scenebench", *args], cwd=ROOT, env=env, capture_output=True,
-                       text=True, timeout=600)
-    assert r.returncode == 0, r.stderr
-    return r
 
 
 def _bench_yaml(tmp_path, groups):
@@ -74,7 +65,7 @@ def test_render_export_predict_score(tmp_path):
     groups = sorted({r["ground_truth"]["scene_group"] for r in records})
     assert len(groups) == 2
 
-    _cli("export", "--benchmark", str(_bench_yaml(tmp_path, groups)), "--runs", str(run),
+    run_cli("export", "--benchmark", str(_bench_yaml(tmp_path, groups)), "--runs", str(run),
          "--out", str(tmp_path / "ds"))
     root = tmp_path / "ds" / "egopathbench"
     meta = json.loads((root / "benchmark.json").read_text())
@@ -99,7 +90,7 @@ def test_render_export_predict_score(tmp_path):
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         preds = tmp_path / "stub.jsonl"
-        _cli("predict", "--dataset", str(root), "--endpoint", f"http://127.0.0.1:{server.server_port}/v1",
+        run_cli("predict", "--dataset", str(root), "--endpoint", f"http://127.0.0.1:{server.server_port}/v1",
              "--model", "stub-vlm", "--out", str(preds), "--no-progress")
     finally:
         server.shutdown()
@@ -110,7 +101,7 @@ def test_render_export_predict_score(tmp_path):
     assert with_image and text_only    # the text-only control goes without its image
 
     report = tmp_path / "report"
-    out = _cli("score", "--dataset", str(root), "--predictions", str(preds), "--report-dir", str(report),
+    out = run_cli("score", "--dataset", str(root), "--predictions", str(preds), "--report-dir", str(report),
                "--n-resamples", "200")
     assert "stub-vlm" in out.stdout
     metrics = json.loads((report / "metrics.json").read_text())

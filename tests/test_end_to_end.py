@@ -2,15 +2,12 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from conftest import ROOT, preview_quality, run_config
+from conftest import preview_quality, run_cli, run_config
 from render_farm.runner import render
 
 pytestmark = pytest.mark.render
@@ -37,31 +34,25 @@ class _Stub(BaseHTTPRequestHandler):
         pass
 
 
-def _cli(*args):
-    env = dict(os.environ, PYTHONPATH=str(ROOT), HF_DATASETS_OFFLINE="1", HF_HUB_OFFLINE="1")
-    r = subprocess.run([sys.executable, "-m", "scenebench", *args], cwd=ROOT, env=env, capture_output=True,
-                       text=True, timeout=300)
-    assert r.returncode == 0, r.stderr
-    return r
 
 
 def test_render_export_predict_score(tmp_path):
     quality = preview_quality(long_side_px=320)
     render(run_config(tmp_path / "out", env="tape_gap", n=3, quality=quality))
     render(run_config(tmp_path / "out", env="tape_gap", n=1, stratum="positive", quality=quality))
-    _cli("export", "--runs", str(tmp_path / "out" / "tape_gap"), "--out", str(tmp_path / "ds"))
+    run_cli("export", "--runs", str(tmp_path / "out" / "tape_gap"), "--out", str(tmp_path / "ds"))
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Stub)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         preds = tmp_path / "preds.jsonl"
-        _cli("predict", "--dataset", str(tmp_path / "ds" / "realitybench"), "--endpoint",
+        run_cli("predict", "--dataset", str(tmp_path / "ds" / "realitybench"), "--endpoint",
              f"http://127.0.0.1:{server.server_port}/v1", "--model", "stub-vlm", "--out", str(preds),
              "--no-progress")
     finally:
         server.shutdown()
     lines = [json.loads(l) for l in preds.read_text().splitlines()]
     assert len(lines) == 4 and all(l["response"] == REPLY for l in lines)
-    _cli("score", "--dataset", str(tmp_path / "ds" / "realitybench"), "--predictions", str(preds),
+    run_cli("score", "--dataset", str(tmp_path / "ds" / "realitybench"), "--predictions", str(preds),
          "--report-dir", str(tmp_path / "report"))
     metrics = json.loads((tmp_path / "report" / "metrics.json").read_text())
     assert "stub-vlm" in json.dumps(metrics)

@@ -75,7 +75,9 @@ def rationale(q: Question) -> str:
 
 
 def conversation(q: Question, image: str) -> dict:
-    return {"id": q.question_id, "image": image,
+    """One LLaVA/ShareGPT row; `system` carries Table S2's system prompt (LLaMA-Factory's
+    sharegpt format reads it; plain LLaVA loaders ignore the key)."""
+    return {"id": q.question_id, "image": image, "system": q.system_prompt,
             "conversations": [{"from": "human", "value": "<image>\n" + q.user_prompt},
                               {"from": "gpt", "value": rationale(q) + "\n" + q.answer}]}
 

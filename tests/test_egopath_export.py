@@ -431,6 +431,7 @@ def test_sft_export_and_audit(exported, tmp_path):
         human, gpt = it["conversations"]
         assert human["from"] == "human" and human["value"].startswith("<image>\nThe image shows numbered")
         assert gpt["from"] == "gpt" and (tmp_path / "sft" / it["image"]).is_file()
+        assert it["system"].startswith("You are a")  # Table S2's system prompt travels with the row
         rat, ans = gpt["value"].rsplit("\n", 1)
         assert rat and parse_id_list(ans) is not None
     ep = next(i for i in items if "/embodied_path/" in i["id"])

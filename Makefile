@@ -59,6 +59,7 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(PY) bench/render_overhead.py
 	$(PY) bench/egopath_graph.py
+	$(PY) bench/egopath_views.py
 
 clean:
 	rm -rf $(VENV) out .pytest_cache *.egg-info

@@ -273,6 +273,12 @@ def main(argv=None) -> None:
         n, m, p, x = _stats([getattr(u, f"{agent}_shortest_m") for ann in anns for u in ann.routes
                              if getattr(u, f"{agent}_shortest_m") is not None])
         print(f"  {agent + ' shortest route (m), per unit':40s} {n:5d} {m:8.2f} {p:7.2f} {x:7.2f}")
+    # Table S12's N column: share of questions whose reference is one edge (paper 250/309, 135/309, 91/201)
+    one_edge = {"Point Path": 250 / 309, "Body Path": 135 / 309, "Intent Path": 91 / 201}
+    for task, paper in one_edge.items():
+        segs = sig[f"reference segments ({task})"]
+        mine = float(np.mean(np.asarray(segs) == 1)) if segs else float("nan")
+        print(f"  {'one-edge references (' + task + ')':40s} {len(segs):5d} {mine:8.2f}{'':17s}| paper {paper:.2f}")
     print(f"\nroute units: {share['units']} ({share['units'] / max(counts['views'], 1):.2f} per view); with a point "
           f"reference {share['point']:.0%}, embodied {share['embodied']:.0%}, intent {share['intent']:.0%}")
 

@@ -272,6 +272,10 @@ def _shown_route(grid: OccupancyGrid, raycaster: Raycaster, pose: CameraPose, fl
     return route
 
 
+def _route_m(points: dict[int, np.ndarray], route: list[int]) -> float:
+    return float(sum(np.hypot(*(points[b][:2] - points[a][:2])) for a, b in zip(route[:-1], route[1:])))
+
+
 def _edges(graph: nx.Graph) -> list[list[int]]:
     return sorted([min(a, b), max(a, b)] for a, b in graph.edges())
 
@@ -482,8 +486,8 @@ def build_view_annotation(
                     cand = [display[i] for i in planned[t.object_id, agent]]
                     if verify_route(G, cand, 1, goal_ids):
                         ref = cand
-                if ref is None and best is not None:
-                    ref = best[1]
+                if best is not None and (ref is None or best[0] < _route_m(points, ref) - 1e-9):
+                    ref = best[1]  # the exported answer is a shortest legal route (SPL's l_i)
                 if ref is not None and len(ref) < 2:  # the start is a goal id: nothing to route
                     ref, best = None, None
             fields[f"{agent}_reference"] = ref

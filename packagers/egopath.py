@@ -35,7 +35,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable
 
-import networkx as nx
 import pyarrow as pa
 import pyarrow.parquet as pq
 import yaml
@@ -44,7 +43,6 @@ from PIL import Image as PILImage
 
 from geometry.egopath_schema import (ROUTE_TASKS, TASKS, TRAVERSABILITY_TASKS, Question, RouteUnit, Sheet,
                                      ViewAnnotation)
-from geometry.feasibility import route_length, shortest_route
 from packagers.hf_export import _lib_versions, _sha256sums, _size_category, writer_settings
 from render_farm import atomic
 from render_farm.records import FrameRecord
@@ -247,16 +245,6 @@ def _traversability(view: View, split: str, stats: BuildStats) -> list[Question]
     return out
 
 
-def _shortest_legal(ids: list[int], world: dict[str, list[float]], edges: list[list[int]], start: int,
-                    goals: list[int]) -> tuple[float, list[int]] | None:
-    """The shortest legal route over the displayed graph (SPL's l_i and the exported answer)."""
-    g = nx.Graph()
-    g.add_nodes_from(ids)
-    for a, b in edges:
-        g.add_edge(a, b, weight=route_length(world, [a, b]))
-    return shortest_route(g, start, goals)
-
-
 def _route_question(view: View, split: str, task: str, unit: RouteUnit, strict: bool | None) -> Question:
     sheet = view.annotation.route
     ids, world, pixels = _wp_maps(sheet)
@@ -265,9 +253,6 @@ def _route_question(view: View, split: str, task: str, unit: RouteUnit, strict: 
     edges = sorted(sorted(e) for e in (sheet.point_edges if point else sheet.embodied_edges))
     goals = sorted(unit.point_goal_ids if point else unit.embodied_goal_ids)
     shortest_m = unit.point_shortest_m if point else unit.embodied_shortest_m
-    best = _shortest_legal(ids, world, edges, unit.start_id, goals) if ref else None
-    if best is not None and best[0] < route_length(world, ref) - 1e-9:
-        shortest_m, ref = best  # the planner's route, string-pulled on the grid, can be beaten on the graph
     system, user = _prompt(task, target=unit.target_text, intent=unit.intent)
     base = _base(view, split, task)
     base["question_id"] += f"/{unit.route_id}"
@@ -297,8 +282,12 @@ def _routes(view: View, split: str, stats: BuildStats) -> list[Question]:
             if ref is None:
                 continue
             q = _route_question(view, split, task, unit, strict)
-            if not evaluate_route(q, q.answer).success:
+            o = evaluate_route(q, q.answer)
+            if not o.success:
                 stats.drop(f"{task} reference does not verify")
+                continue
+            if o.spl < 1.0 - 1e-9:  # the answer must be a shortest legal route, or SPL cannot reach 100
+                stats.drop(f"{task} reference is not a shortest legal route")
                 continue
             out.append(q)
             embodied_ok |= task == "embodied_path"

@@ -75,7 +75,12 @@ def run_benchmark(name: str, scale: float = 1.0, out: str = "out", datasets_out:
         run_dirs.append(run_root / env_name)
     if summary.skipped:
         log(f"scenebench: skipped (not implemented yet): {', '.join(summary.skipped)}")
-    if run_dirs:
+    if run_dirs and bench["benchmark"] == "egopathbench":
+        from packagers.egopath_release import export_release
+
+        export_release(run_dirs, Path(datasets_out), bench, log=log)
+        summary.dataset_dir = Path(datasets_out) / bench["benchmark"]
+    elif run_dirs:
         from packagers.hf_export import export_realitybench
 
         export_realitybench(run_dirs, Path(datasets_out), benchmark_file=path)

@@ -114,30 +114,15 @@ def cmd_export(args) -> int:
     bench = yaml.safe_load(bench_path.read_text(encoding="utf-8")) or {}
     envs = list(bench.get("environments") or {})
     if bench.get("benchmark") == "egopathbench":  # EgoPathBench: questions per task config, SFT + audits
-        from packagers.egopath import EgoPathExportError, export_egopathbench
+        from packagers.egopath import EgoPathExportError
+        from packagers.egopath_release import export_release
 
         if args.format != "hf":
             raise CliError("egopathbench exports only --format hf")
-        runs = _run_dirs(args, envs, "egopathbench")
-        opts = bench.get("export") or {}
         try:
-            summary = export_egopathbench(runs, Path(args.out), bench)
+            export_release(_run_dirs(args, envs, "egopathbench"), Path(args.out), bench)
         except EgoPathExportError as exc:
             raise CliError(str(exc)) from None
-        print(f"scenebench: {summary.total_questions} questions from {len(runs)} run(s) -> {summary.root}")
-        for config in sorted(summary.counts):
-            print(f"scenebench:   {config}: " + ", ".join(f"{s} {n}" for s, n in summary.counts[config].items()))
-        if opts.get("sft", False) and summary.counts and any("train" in c for c in summary.counts.values()):
-            from packagers.egopath_sft import export_sft
-
-            audit = export_sft(summary.root, Path(args.out) / "egopathbench_sft")
-            print(f"scenebench: SFT {audit['complete_training_rows']}/{audit['training_rows']} rows, audit "
-                  f"{audit['format_and_answer_audit']} -> {Path(args.out) / 'egopathbench_sft'}")
-        if opts.get("audits", False):
-            from packagers.egopath_audits import run_audits
-
-            written = run_audits(runs, summary.root, Path(args.out) / "egopathbench_audits")
-            print(f"scenebench: audits -> {', '.join(str(p) for p in written)}")
         return 0
     runs = _run_dirs(args, envs, bench.get("benchmark", args.benchmark))
     try:

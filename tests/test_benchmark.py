@@ -52,3 +52,25 @@ def test_benchmark_file_pins_the_registered_generators():
     for env in known_environments():
         if env in bench["environments"]:
             assert bench["generator_versions"][env] == get_environment(env).version, env
+
+
+def test_egopathbench_renders_and_releases_byte_identically(tmp_path):
+    """`make benchmark BENCHMARK=egopathbench`: the egopath renders become the EgoPathBench
+    release (dataset + SFT + audits), and a fresh regeneration gives the same SHA256SUMS."""
+    bench = yaml.safe_load((ROOT / "configs/benchmark/egopathbench.yaml").read_text())
+    bench["environments"] = {"egopath": {"random": 4}}
+    bench["splits"] = {"train": 0.0, "validation": 0.0, "benchmark": 1.0}
+    path = tmp_path / "mini.yaml"
+    path.write_text(yaml.safe_dump(bench))
+    lines: list[str] = []
+    kw = dict(scale=1.0, datasets_out=str(tmp_path / "ds"), workers=2, progress=False,
+              quality_override=preview_quality(long_side_px=256), log=lines.append)
+    s = run_benchmark(str(path), out=str(tmp_path / "out"), **kw)
+    assert s.rendered == {"egopath": {"random": 4}}
+    assert (s.dataset_dir / "benchmark.json").is_file()
+    assert any("questions from 1 run(s)" in line for line in lines)
+    assert (tmp_path / "ds" / "egopathbench_audits" / "sensitivity.json").is_file()
+    sums = (s.dataset_dir / "SHA256SUMS").read_bytes()
+    shutil.rmtree(tmp_path / "ds")
+    again = run_benchmark(str(path), out=str(tmp_path / "out2"), **kw)
+    assert (again.dataset_dir / "SHA256SUMS").read_bytes() == sums

@@ -12,7 +12,7 @@ scene side (per pose attempt, before rendering)
 
 Target filters (§3.3 "Scenes, views, and targets"; numbers ours except the strict ones):
   in frustum: the piece's centre (mid-height) projects inside the image, in front;
-  distance: camera centre to the nearest footprint point on the floor plane 0.6-7 m;
+  distance: camera centre to the nearest footprint point on the floor plane 1.5-8 m;
   projected size: bbox short side of its visible pixels >= 24 px at a 640 px long side
   (scaled with the long side);
   visible surface >= 0.15: the share of its camera-facing surface samples that are in frame

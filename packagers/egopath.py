@@ -43,6 +43,7 @@ from PIL import Image as PILImage
 
 from geometry.egopath_schema import (ROUTE_TASKS, TASKS, TRAVERSABILITY_TASKS, Question, RouteUnit, Sheet,
                                      ViewAnnotation)
+from packagers.egopath_selection import select_benchmark
 from packagers.hf_export import _lib_versions, _sha256sums, _size_category, writer_settings
 from render_farm import atomic
 from render_farm.records import FrameRecord
@@ -412,6 +413,7 @@ class EgoPathExportSummary:
     stats: BuildStats
     unpaired: dict[str, int]
     files: list[str]
+    selection: dict = field(default_factory=lambda: {"enabled": False})  # packagers.egopath_selection report
 
     @property
     def total_questions(self) -> int:
@@ -498,6 +500,9 @@ def export_egopathbench(runs, out: str | Path, bench_yaml: str | Path | dict | N
     questions, views, stats = build_questions(run_dirs, make_split_of(bench))
     if not questions:
         raise EgoPathExportError(f"no questions: {stats.views} accepted view(s), dropped {stats.dropped}")
+    selection = {"enabled": False}
+    if bench.get("benchmark_selection") is not None:  # challenge subset of the benchmark split, whole bundles
+        questions, selection = select_benchmark(questions, views, bench["benchmark_selection"])
     overlays = OverlayCache(views)
 
     rows: dict[str, dict[str, list[dict]]] = {}
@@ -539,12 +544,14 @@ def export_egopathbench(runs, out: str | Path, bench_yaml: str | Path | dict | N
             "unpaired_mismatched": unpaired,
             "build": {"views": stats.views, "traversability_skipped": stats.traversability_skipped,
                       "route_units": stats.route_units, "dropped": stats.dropped},
+            "benchmark_selection": selection,
             "runs": sorted(r.name for r in run_dirs)}
     atomic.write_json(staging / "benchmark.json", meta)
     atomic.write_text(staging / "SHA256SUMS", _sha256sums(staging))
     files = sorted(p.relative_to(staging).as_posix() for p in staging.rglob("*") if p.is_file())
     atomic.replace_tree(staging, root)
-    return EgoPathExportSummary(root=root, counts=counts, stats=stats, unpaired=unpaired, files=files)
+    return EgoPathExportSummary(root=root, counts=counts, stats=stats, unpaired=unpaired, files=files,
+                                selection=selection)
 
 
 def load_questions(root: str | Path, config: str, split: str) -> list[Question]:

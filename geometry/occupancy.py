@@ -123,6 +123,15 @@ class OccupancyGrid:
 # ------------------------------------------------------------------ construction
 
 
+
+def _clamped_counts(i0: np.ndarray, i1: np.ndarray, W: int, H: int) -> tuple[np.ndarray, np.ndarray]:
+    """Clip per-item [i0, i1] cell ranges (in place) to the grid; cell counts per axis (>= 0)."""
+    i0[:, 0] = np.clip(i0[:, 0], 0, W)
+    i1[:, 0] = np.clip(i1[:, 0], -1, W - 1)
+    i0[:, 1] = np.clip(i0[:, 1], 0, H)
+    i1[:, 1] = np.clip(i1[:, 1], -1, H - 1)
+    return np.maximum(i1[:, 0] - i0[:, 0] + 1, 0), np.maximum(i1[:, 1] - i0[:, 1] + 1, 0)
+
 def grid_spec_for_bounds(bounds, cell_m: float) -> tuple[np.ndarray, int, int]:
     """(origin_xy, W, H) of a grid aligned to the global lattice (centres at (k + 1/2) cell).
 
@@ -146,12 +155,7 @@ def _candidate_pairs(lo_xy: np.ndarray, hi_xy: np.ndarray, origin, cell_m, W, H,
     f_hi = (hi_xy - origin) / cell_m + 0.5
     i0 = np.floor(f_lo - eps / cell_m).astype(np.int64)
     i1 = np.floor(f_hi + eps / cell_m).astype(np.int64)
-    i0[:, 0] = np.clip(i0[:, 0], 0, W)
-    i1[:, 0] = np.clip(i1[:, 0], -1, W - 1)
-    i0[:, 1] = np.clip(i0[:, 1], 0, H)
-    i1[:, 1] = np.clip(i1[:, 1], -1, H - 1)
-    nx = np.maximum(i1[:, 0] - i0[:, 0] + 1, 0)
-    ny = np.maximum(i1[:, 1] - i0[:, 1] + 1, 0)
+    nx, ny = _clamped_counts(i0, i1, W, H)
     return i0, nx, ny
 
 
@@ -256,12 +260,7 @@ def _rasterise_floor(tris: np.ndarray, origin, cell_m, W, H) -> np.ndarray:
     f_hi = (hi - origin) / cell_m
     i0 = np.ceil(f_lo - 1e-9).astype(np.int64)
     i1 = np.floor(f_hi + 1e-9).astype(np.int64)
-    i0[:, 0] = np.clip(i0[:, 0], 0, W)
-    i1[:, 0] = np.clip(i1[:, 0], -1, W - 1)
-    i0[:, 1] = np.clip(i0[:, 1], 0, H)
-    i1[:, 1] = np.clip(i1[:, 1], -1, H - 1)
-    nx = np.maximum(i1[:, 0] - i0[:, 0] + 1, 0)
-    ny = np.maximum(i1[:, 1] - i0[:, 1] + 1, 0)
+    nx, ny = _clamped_counts(i0, i1, W, H)
     for t, ix, iy in _expand(np.arange(len(p)), i0, nx, ny):
         q = np.stack([origin[0] + cell_m * ix, origin[1] + cell_m * iy], axis=1)
         inside = np.ones(len(t), dtype=bool)

@@ -123,7 +123,6 @@ class OccupancyGrid:
 # ------------------------------------------------------------------ construction
 
 
-
 def _clamped_counts(i0: np.ndarray, i1: np.ndarray, W: int, H: int) -> tuple[np.ndarray, np.ndarray]:
     """Clip per-item [i0, i1] cell ranges (in place) to the grid; cell counts per axis (>= 0)."""
     i0[:, 0] = np.clip(i0[:, 0], 0, W)

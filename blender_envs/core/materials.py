@@ -84,13 +84,20 @@ def image_material(name: str, pil_image, roughness: float = 0.45, metallic: floa
 
 
 def noise_tint(nt, bsdf, color, scale: float, amount: float, coord="Object", bump: float = 0.0,
-               detail: float = 6.0):
-    """Base colour = colour x (1 - amount + amount * noise); optional bump from the noise."""
+               detail: float = 6.0, stretch=None):
+    """Base colour = colour x (1 - amount + amount * noise); optional bump from the noise.
+    `stretch` (x, y, z) scales the coordinates first, e.g. (1, 14, 1) for wood grain along x."""
     tc = nt.nodes.new("ShaderNodeTexCoord")
     noise = nt.nodes.new("ShaderNodeTexNoise")
     noise.inputs["Scale"].default_value = scale
     noise.inputs["Detail"].default_value = detail
-    nt.links.new(tc.outputs[coord], noise.inputs["Vector"])
+    if stretch is None:
+        nt.links.new(tc.outputs[coord], noise.inputs["Vector"])
+    else:
+        mp = nt.nodes.new("ShaderNodeMapping")
+        mp.inputs["Scale"].default_value = tuple(stretch)
+        nt.links.new(tc.outputs[coord], mp.inputs["Vector"])
+        nt.links.new(mp.outputs["Vector"], noise.inputs["Vector"])
     ramp = nt.nodes.new("ShaderNodeMapRange")
     ramp.inputs["To Min"].default_value = 1.0 - amount
     ramp.inputs["To Max"].default_value = 1.0 + amount

@@ -38,25 +38,7 @@ def _floor_material(name: str, style: str, rgb):
         nt.links.new(chk.outputs["Color"], bsdf.inputs["Base Color"])
     elif style == "wood":
         bsdf.inputs["Roughness"].default_value = 0.45
-        tc = nt.nodes.new("ShaderNodeTexCoord")
-        mp = nt.nodes.new("ShaderNodeMapping")
-        mp.inputs["Scale"].default_value = (1.0, 14.0, 1.0)  # grain stretched along x
-        noise = nt.nodes.new("ShaderNodeTexNoise")
-        noise.inputs["Scale"].default_value = 3.0
-        noise.inputs["Detail"].default_value = 8.0
-        nt.links.new(tc.outputs["Object"], mp.inputs["Vector"])
-        nt.links.new(mp.outputs["Vector"], noise.inputs["Vector"])
-        ramp = nt.nodes.new("ShaderNodeMapRange")
-        ramp.inputs["To Min"].default_value = 0.7
-        ramp.inputs["To Max"].default_value = 1.3
-        nt.links.new(noise.outputs["Fac"], ramp.inputs["Value"])
-        mix = nt.nodes.new("ShaderNodeMix")
-        mix.data_type = "RGBA"
-        mix.blend_type = "MULTIPLY"
-        mix.inputs["Factor"].default_value = 1.0
-        mix.inputs["A"].default_value = (*rgb, 1.0)
-        nt.links.new(ramp.outputs["Result"], mix.inputs["B"])
-        nt.links.new(mix.outputs["Result"], bsdf.inputs["Base Color"])
+        materials.noise_tint(nt, bsdf, rgb, scale=3.0, amount=0.3, detail=8.0, stretch=(1.0, 14.0, 1.0))  # grain along x
     else:  # carpet
         bsdf.inputs["Roughness"].default_value = 0.95
         materials.noise_tint(nt, bsdf, rgb, scale=60.0, amount=0.18, bump=0.3)

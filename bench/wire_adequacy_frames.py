@@ -12,12 +12,10 @@ rendered JPEGs and a wire-mask overlay for inspection.
 from __future__ import annotations
 
 import argparse
-import io
 import sys
 import tempfile
 from pathlib import Path
 
-import numpy as np
 from PIL import Image
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,14 +24,10 @@ sys.path.insert(0, str(ROOT))
 
 def measure(scenes: int, poses: int, seed: int = 0, px: int = 480, spp: int = 16,
             save: str | None = None, denoise: bool = True) -> dict:
-    from blender_envs.core.camera_rig import apply_camera_pose
-    from blender_envs.core.render_passes import render_frame
     from blender_envs.core.settings import RenderSettings
     from blender_envs.registry import get_environment
-    from render_farm.isp import process_frame, sample_isp_params
-    from render_farm.job import _draw_view, _seed_parts, build_scene
+    from render_farm.job import _draw_view, _seed_parts, build_scene, photograph
     from render_farm.plan import plan_jobs
-    from render_farm.seeds import cycles_seed, derive_seed, rng_for
     from scorers.context import RenderedFrame
     from scorers.terms import Verdict, verdict_of
 
@@ -57,12 +51,8 @@ def measure(scenes: int, poses: int, seed: int = 0, px: int = 480, spp: int = 16
                 row = {"scene": job.scene_id, "view": v, "scene_accept": verdict_of(sterms) == Verdict.ACCEPT}
                 if row["scene_accept"]:
                     parts = (*_seed_parts(job), v)
-                    apply_camera_pose(scene, view.pose)
-                    passes = render_frame(scene, RenderSettings.model_validate(q),
-                                          seed=cycles_seed(derive_seed(*parts, "cycles", 0)))
-                    isp = sample_isp_params(rng_for(*parts, "isp", 0))
-                    _, jpeg = process_frame(passes.linear_rgb, isp, rng_for(*parts, "isp_noise", 0))
-                    image = np.asarray(Image.open(io.BytesIO(jpeg)).convert("RGB"))
+                    photo = photograph(scene, view.pose, RenderSettings.model_validate(q), parts, 0)
+                    passes, jpeg, image = photo.passes, photo.jpeg, photo.image
                     fterms = scorer.score_frame(geo, view, RenderedFrame(image, passes.depth, passes.object_index))
                     row.update({t.name: t.value for t in fterms})
                     row["frame_accept"] = verdict_of(fterms) == Verdict.ACCEPT

@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import os
 import time
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
@@ -100,8 +101,6 @@ def build_scene(job: SceneJob, redraw: int = 0):
 
 def run_scene_job(job: SceneJob, emit: Callable[[FrameRecord], None]) -> None:
     """Build the scene, render the job's views, emit one record per finished frame."""
-    from blender_envs.core.camera_rig import apply_camera_pose
-    from blender_envs.core.render_passes import render_frame
     from blender_envs.core.settings import RenderSettings
 
     _inject_faults(job)
@@ -112,8 +111,7 @@ def run_scene_job(job: SceneJob, emit: Callable[[FrameRecord], None]) -> None:
         try:
             for view_index in list(remaining):
                 _render_view(job, env, env.scorer_module(), RenderSettings.model_validate(job.quality),
-                             RunStore(job.run_dir), geo, scene, view_index, apply_camera_pose, render_frame,
-                             emit, scene_timings, redraw)
+                             RunStore(job.run_dir), geo, scene, view_index, emit, scene_timings, redraw)
                 scene_timings = {"build_s": 0.0, "export_s": 0.0}  # counted once per build
                 remaining.remove(view_index)
         except NoAcceptablePose:
@@ -141,8 +139,34 @@ def _draw_view(job: SceneJob, env, scorer, geo: SceneGeometry, view_index: int, 
     return view, scorer.score_scene(geo, view)
 
 
-def _render_view(job, env, scorer, quality, store, geo, scene, view_index, apply_camera_pose,
-                 render_frame, emit, scene_timings, redraw: int = 0) -> None:
+@dataclass
+class Photo:
+    """One rendered pose developed through the phone ISP, as a model will see it."""
+
+    passes: object          # RenderPasses: linear RGB, depth, object index, render times
+    isp: object             # IspParams of this frame
+    jpeg: bytes
+    image: np.ndarray       # the JPEG decoded, (H, W, 3) uint8
+    isp_s: float
+
+
+def photograph(scene, pose, quality, parts: tuple, attempt: int) -> Photo:
+    """Render `pose` and develop it, seeded from the frame's coordinates `parts` and the
+    attempt: the farm's one way to take a picture (benchmarks and doc tools reuse it)."""
+    from blender_envs.core.camera_rig import apply_camera_pose
+    from blender_envs.core.render_passes import render_frame
+
+    apply_camera_pose(scene, pose)
+    passes = render_frame(scene, quality, seed=cycles_seed(derive_seed(*parts, "cycles", attempt)))
+    t0 = time.perf_counter()
+    isp_params = sample_isp_params(rng_for(*parts, "isp", attempt))
+    _, jpeg = process_frame(passes.linear_rgb, isp_params, rng_for(*parts, "isp_noise", attempt))
+    image = np.asarray(Image.open(io.BytesIO(jpeg)).convert("RGB"))
+    return Photo(passes, isp_params, jpeg, image, time.perf_counter() - t0)
+
+
+def _render_view(job, env, scorer, quality, store, geo, scene, view_index, emit, scene_timings,
+                 redraw: int = 0) -> None:
     frame_id = frame_id_for(job.env, job.stratum, job.scene_index, view_index)
     parts = (*_seed_parts(job, redraw), view_index)
     t_score = 0.0
@@ -159,14 +183,9 @@ def _render_view(job, env, scorer, quality, store, geo, scene, view_index, apply
                 raise NoAcceptablePose(frame_id)
             continue
         # -- render, phone ISP, frame-side terms
-        apply_camera_pose(scene, view.pose)
-        passes = render_frame(scene, quality, seed=cycles_seed(derive_seed(*parts, "cycles", attempt)))
+        photo = photograph(scene, view.pose, quality, parts, attempt)
         renders += 1
-        t0 = time.perf_counter()
-        isp_params = sample_isp_params(rng_for(*parts, "isp", attempt))
-        _, jpeg = process_frame(passes.linear_rgb, isp_params, rng_for(*parts, "isp_noise", attempt))
-        image = np.asarray(Image.open(io.BytesIO(jpeg)).convert("RGB"))  # what a model will see
-        t_isp = time.perf_counter() - t0
+        passes, isp_params, jpeg, image, t_isp = photo.passes, photo.isp, photo.jpeg, photo.image, photo.isp_s
         t0 = time.perf_counter()
         frame = RenderedFrame(image=image, depth=passes.depth, object_index=passes.object_index)
         terms = scene_terms + scorer.score_frame(geo, view, frame)

@@ -38,7 +38,7 @@ import requests
 from tqdm import tqdm
 
 from model_runs.dataset_items import DatasetError, Item, default_split, item_ids, iter_items
-from render_farm import atomic
+from formats import atomic
 
 # Backoff (module constants so tests can shrink them; the CLI keeps the defaults).
 BACKOFF_BASE_S = 1.0        # first retry waits ~1 s, then 2, 4, 8 ... (with jitter)

@@ -45,8 +45,8 @@ from geometry.egopath_schema import (ROUTE_TASKS, TASKS, TRAVERSABILITY_TASKS, Q
                                      ViewAnnotation)
 from packagers.egopath_selection import select_benchmark
 from packagers.hf_export import _lib_versions, _sha256sums, _size_category, writer_settings
-from render_farm import atomic
-from render_farm.records import FrameRecord
+from formats import atomic
+from formats.records import FrameRecord
 from scorers.egopath import evaluate_route, evaluate_traversability
 from scorers.egopath_language import resolve_explicit, resolve_intent
 

@@ -28,7 +28,7 @@ from geometry.feasibility import agent_radius, feasibility_graph, goal_mask, sho
 from geometry.occupancy import occupancy_from_mesh
 from geometry.raycast import SceneMesh
 from packagers.egopath import SPLITS, load_questions, read_records
-from render_farm import atomic
+from formats import atomic
 from scorers.egopath import evaluate_route
 
 # Table S8's variants of the nominal contract (0.30 m radius, 0.05 m grid, 0.10 m ring).

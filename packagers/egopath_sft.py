@@ -23,7 +23,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from geometry.egopath_schema import TASKS, TRAVERSABILITY_TASKS, Question
-from render_farm import atomic
+from formats import atomic
 from scorers.egopath import evaluate_route, evaluate_traversability, parse_id_list
 
 SFT_FILE = "egopathbench_sft.json"

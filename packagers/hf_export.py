@@ -32,8 +32,9 @@ from datasets import DatasetInfo, Features, Image, List, SplitDict, SplitInfo, V
 
 from assets_manifest import load_manifest
 from packagers.prompts import get_prompt, prompts_version, render_prompt, require_prompts
-from render_farm import atomic
-from render_farm.records import FrameRecord
+from formats import atomic
+from formats.canonical import canonical_json
+from formats.records import FrameRecord
 
 DATASET_NAME = "realitybench"
 SPLIT = "test"
@@ -132,10 +133,6 @@ def _read_run(run_dir: Path) -> _Run:
     return _Run(run_dir, json.loads(man_path.read_text(encoding="utf-8")), records)
 
 
-def _canonical_json(obj) -> str:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-
-
 def _scene_spec(run_dir: Path, scene_id: str, cache: dict) -> str:
     key = (run_dir, scene_id)
     if key not in cache:
@@ -143,7 +140,7 @@ def _scene_spec(run_dir: Path, scene_id: str, cache: dict) -> str:
         if not path.exists():
             raise ExportError(f"{path}: scene state missing")
         state = json.loads(path.read_text(encoding="utf-8"))
-        cache[key] = _canonical_json(state.get("spec", state))
+        cache[key] = canonical_json(state.get("spec", state))
     return cache[key]
 
 
@@ -167,7 +164,7 @@ def _row(run_dir: Path, rec: FrameRecord, scenes: dict) -> dict:
         "scorer_verdict": rec.verdict,
         "gray": any(t.gray and not t.passed for t in rec.terms),
         "terms": [_term_row(t) for t in rec.terms],
-        "ground_truth": _canonical_json(rec.ground_truth),
+        "ground_truth": canonical_json(rec.ground_truth),
         "scene": _scene_spec(run_dir, rec.scene_id, scenes),
         "seed": rec.seed,
     }

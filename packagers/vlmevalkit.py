@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from render_farm import atomic
+from formats import atomic
 
 COLUMNS = ("index", "image", "question", "answer", "category", "frame_id", "stratum", "scorer_verdict")
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
-from render_farm.records import FrameRecord
+from formats.records import FrameRecord
 
 COLOURS = {"accept": (20, 160, 60), "reject": (200, 30, 30), "unscored": (120, 120, 120),
            "excluded": (230, 130, 0)}

@@ -25,7 +25,7 @@ import numpy as np
 from PIL import Image
 from pydantic import BaseModel, ConfigDict, Field
 
-from render_farm import atomic
+from formats import atomic
 
 __all__ = [
     "REC709_WEIGHTS",

@@ -18,10 +18,10 @@ from PIL import Image
 from blender_envs.registry import get_environment
 from geometry.raycast import Raycaster, SceneMesh, camera_inside_mesh
 from geometry.scene import SceneState, View
-from render_farm import atomic
+from formats import atomic
 from render_farm.isp import process_frame, sample_isp_params
 from render_farm.plan import SceneJob, frame_id_for
-from render_farm.records import FrameRecord
+from formats.records import FrameRecord
 from render_farm.seeds import cycles_seed, derive_seed, rng_for
 from render_farm.store import RunStore
 from scorers.context import RenderedFrame, SceneGeometry

@@ -21,11 +21,11 @@ from tqdm import tqdm
 from blender_envs.core.device_choice import DEVICE_REQUESTS
 from blender_envs.core.settings import RenderSettings
 from blender_envs.registry import get_environment
-from render_farm import atomic
+from formats import atomic
 from render_farm.contact_sheet import write_contact_sheet
 from render_farm.executors import JobOutcome, make_executor
 from render_farm.plan import STRATA, FaultPlan, SceneJob, frame_id_for, plan_jobs
-from render_farm.records import FrameRecord
+from formats.records import FrameRecord
 from render_farm.store import RunStore
 
 EXECUTORS = ("local", "ray")

@@ -12,8 +12,8 @@ import json
 import os
 from pathlib import Path
 
-from render_farm import atomic
-from render_farm.records import FrameRecord
+from formats import atomic
+from formats.records import FrameRecord
 
 
 class ConfigMismatchError(RuntimeError):

@@ -7,28 +7,9 @@ depends only on gray terms is not scored (`unscored`).
 """
 from __future__ import annotations
 
-from enum import Enum
-from typing import Literal
+from formats.records import TermResult, Verdict
 
-from pydantic import BaseModel, ConfigDict
-
-
-class Verdict(str, Enum):
-    ACCEPT = "accept"
-    REJECT = "reject"
-    UNSCORED = "unscored"  # the verdict hinges on a gray term only
-    EXCLUDED = "excluded"  # the frame failed the render sanity check
-
-
-class TermResult(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    name: str
-    side: Literal["scene", "frame"]
-    value: float | bool | None
-    threshold: str  # human-readable comparison, e.g. "<= 0.65 m"
-    unit: str = ""
-    passed: bool
-    gray: bool = False
+__all__ = ["TermResult", "Verdict", "term", "flag", "verdict_of", "first_failure"]
 
 
 def term(name: str, side: str, value, op: str, threshold: float, unit: str = "",

@@ -12,7 +12,7 @@ import pytest
 from geometry.camera import CameraPose, project
 from geometry.raycast import (Raycaster, SceneMesh, in_frame_mask, sample_surface, view_angle_deg,
                               visibility_stats, visible_mask)
-from render_farm.records import FrameRecord
+from formats.records import FrameRecord
 
 pytestmark = pytest.mark.render
 

@@ -13,7 +13,7 @@ from geometry.camera import project
 from geometry.egopath_schema import ViewAnnotation
 from geometry.scene import View
 from render_farm.plan import plan_jobs
-from render_farm.records import FrameRecord
+from formats.records import FrameRecord
 from scorers.terms import Verdict, verdict_of
 
 pytestmark = pytest.mark.render

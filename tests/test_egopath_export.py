@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from geometry.egopath_schema import ROUTE_TASKS, TASKS, RouteUnit, Sheet, TargetInfo, ViewAnnotation, Waypoint
-from render_farm import atomic
+from formats import atomic
 from scorers.egopath_language import explicit_target_text, intent_request, resolve_intent
 from tests.synthetic_runs import jpeg_bytes
 

@@ -17,7 +17,7 @@ from geometry.egopath_schema import TASKS, TRAVERSABILITY_TASKS, ViewAnnotation
 from packagers.egopath import BuildStats, View, questions_for_view
 from packagers.egopath_selection import (EgoPathSelectionError, make_bundles, resolve_config, route_components,
                                          select_benchmark, traversability_components)
-from render_farm.records import FrameRecord
+from formats.records import FrameRecord
 from tests.test_egopath_export import BENCH, VISIBLE, annotation, make_run, record
 
 NORMS = resolve_config(None)["norms"]

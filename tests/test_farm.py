@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, run_config
-from render_farm.records import FrameRecord
+from formats.records import FrameRecord
 from render_farm.runner import render
 from render_farm.store import RunStore
 

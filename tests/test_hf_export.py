@@ -26,7 +26,7 @@ from PIL import Image as PILImage  # noqa: E402
 from packagers.hf_export import FEATURES, ExportError, export_realitybench  # noqa: E402
 from packagers.prompts import MissingPromptError, render_prompt  # noqa: E402
 from packagers.vlmevalkit import export_vlmevalkit, tsv_bytes  # noqa: E402
-from render_farm.records import FrameRecord  # noqa: E402
+from formats.records import FrameRecord  # noqa: E402
 from scorers.terms import TermResult  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

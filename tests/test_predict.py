@@ -26,7 +26,7 @@ from model_runs.dataset_items import DatasetError, item_ids, iter_items, list_co
 from model_runs.predict import predict_main, read_predictions, usage_for_cost  # noqa: E402
 from packagers.hf_export import export_realitybench  # noqa: E402
 from packagers.prompts import render_prompt  # noqa: E402
-from render_farm.records import FrameRecord  # noqa: E402
+from formats.records import FrameRecord  # noqa: E402
 from scorers.terms import TermResult  # noqa: E402
 
 MODEL = "stub/vlm-1"

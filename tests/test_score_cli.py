@@ -16,7 +16,7 @@ from pathlib import Path  # noqa: E402
 import pytest  # noqa: E402
 from PIL import Image as PILImage  # noqa: E402
 
-from render_farm.records import FrameRecord  # noqa: E402
+from formats.records import FrameRecord  # noqa: E402
 from scorers.terms import TermResult  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -35,7 +35,7 @@ def test_store_repairs_torn_line_and_dedupes(tmp_path):
     store = RunStore(tmp_path)
     store.create()
     good = (ROOT / "tests" / "data" / "record.json").read_text().strip()
-    rec = __import__("render_farm.records", fromlist=["FrameRecord"]).FrameRecord.model_validate_json(good)
+    rec = __import__("formats.records", fromlist=["FrameRecord"]).FrameRecord.model_validate_json(good)
     (tmp_path / rec.image).parent.mkdir(parents=True, exist_ok=True)
     (tmp_path / rec.image).write_bytes(b"jpg")
     (tmp_path / rec.passes).write_bytes(b"npz")

@@ -12,7 +12,7 @@ from blender_envs.solar.tape_spec import TAPE_BLADE_OBJECT, blade_point, is_tilt
 from conftest import ROOT, preview_quality, run_config
 from geometry.camera import project
 from render_farm.plan import plan_jobs
-from render_farm.records import FrameRecord
+from formats.records import FrameRecord
 from render_farm.runner import render
 from render_farm.seeds import rng_for
 from scorers.terms import Verdict, verdict_of

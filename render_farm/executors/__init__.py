@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Callable, Protocol
 
 from render_farm.plan import SceneJob
-from render_farm.records import FrameRecord
+from formats.records import FrameRecord
 
 
 @dataclass

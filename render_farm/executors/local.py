@@ -78,7 +78,7 @@ class LocalExecutor:
         return env
 
     def run(self, jobs, on_record, on_outcome) -> None:
-        from render_farm.records import FrameRecord
+        from formats.records import FrameRecord
 
         ctx = mp.get_context("spawn")
         queue: deque[SceneJob] = deque(jobs)

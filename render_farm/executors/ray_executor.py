@@ -36,7 +36,7 @@ class RayExecutor:
     def run(self, jobs, on_record, on_outcome) -> None:
         import ray
 
-        from render_farm.records import FrameRecord
+        from formats.records import FrameRecord
 
         started_here = False
         if not ray.is_initialized():

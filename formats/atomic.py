@@ -1,15 +1,27 @@
-"""Atomic file writes: a reader (or a rerun after a crash) never sees half a file."""
+"""Atomic file writes: a reader (or a rerun after a crash) never sees half a file.
+
+One implementation: a temp file in the target's directory, fsync, `os.replace`; the temp
+file is removed if anything fails; the result is mode 0644 (less the umask), like a file
+written with `open()`, not mkstemp's private 0600.
+"""
 from __future__ import annotations
 
-import io
-import json
 import os
 import shutil
 import tempfile
-import zipfile
 from pathlib import Path
 
 import numpy as np
+
+from formats.canonical import npz_bytes, pretty_json
+
+FILE_MODE = 0o644
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def write_bytes(path: str | Path, data: bytes) -> None:
@@ -20,6 +32,7 @@ def write_bytes(path: str | Path, data: bytes) -> None:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
+            os.fchmod(f.fileno(), FILE_MODE & ~_umask())
             os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
@@ -29,26 +42,11 @@ def write_bytes(path: str | Path, data: bytes) -> None:
 
 
 def write_text(path: str | Path, text: str) -> None:
-    write_bytes(path, text.encode())
+    write_bytes(path, text.encode("utf-8"))
 
 
 def write_json(path: str | Path, obj) -> None:
-    write_text(path, json.dumps(obj, indent=2, sort_keys=True) + "\n")
-
-
-def npz_bytes(compressed: bool = True, **arrays: np.ndarray) -> bytes:
-    """An .npz (loadable by np.load) with fixed zip timestamps, so equal arrays give
-    equal bytes (np.savez stamps the current time into every member)."""
-    buf = io.BytesIO()
-    method = zipfile.ZIP_DEFLATED if compressed else zipfile.ZIP_STORED
-    with zipfile.ZipFile(buf, "w", compression=method) as zf:
-        for name in sorted(arrays):
-            info = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
-            info.compress_type = method
-            member = io.BytesIO()
-            np.lib.format.write_array(member, np.asanyarray(arrays[name]), allow_pickle=False)
-            zf.writestr(info, member.getvalue())
-    return buf.getvalue()
+    write_text(path, pretty_json(obj))
 
 
 def save_npz(path: str | Path, compressed: bool = True, **arrays: np.ndarray) -> None:

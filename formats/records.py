@@ -1,13 +1,31 @@
-"""`FrameRecord`: one JSON line per frame in records.jsonl (the output contract)."""
+"""`FrameRecord`: one JSON line per frame in records.jsonl (the output contract), and the
+term and verdict types it carries (scorers decide them; every layer reads them)."""
 from __future__ import annotations
 
-from typing import Any
+from enum import Enum
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from scorers.terms import TermResult
-
 RECORD_SCHEMA_VERSION = 1
+
+
+class Verdict(str, Enum):
+    ACCEPT = "accept"
+    REJECT = "reject"
+    UNSCORED = "unscored"  # the verdict hinges on a gray term only
+    EXCLUDED = "excluded"  # the frame failed the render sanity check
+
+
+class TermResult(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str
+    side: Literal["scene", "frame"]
+    value: float | bool | None
+    threshold: str  # human-readable comparison, e.g. "<= 0.65 m"
+    unit: str = ""
+    passed: bool
+    gray: bool = False
 
 
 class FrameRecord(BaseModel):

@@ -209,8 +209,24 @@ def test_non_finite_and_bad_shapes():
     x = _scene(40, 60)
     x[0, 0] = np.nan
     x[1, 1] = np.inf
-    out = apply_isp(x, sample_isp_params(np.random.default_rng(0)), np.random.default_rng(0))
-    assert out.dtype == np.uint8
+    x[2, 2] = -np.inf
+    x[3, 3, 1] = np.nan
+    # NaN and -inf are black, +inf is the half-float maximum (a firefly): the output must
+    # be exactly that of the sanitised render, with neutral and with sampled parameters.
+    y = _scene(40, 60)
+    y[0, 0] = 0.0
+    y[1, 1] = 65504.0
+    y[2, 2] = 0.0
+    y[3, 3, 1] = 0.0
+    for p in (_clean(), sample_isp_params(np.random.default_rng(0))):
+        out = apply_isp(x, p, np.random.default_rng(0))
+        assert out.dtype == np.uint8 and out.shape == (40, 60, 3)
+        assert np.array_equal(out, apply_isp(y, p, np.random.default_rng(0)))
+    out = apply_isp(x, _clean(), np.random.default_rng(0))
+    assert out[0, 0].tolist() == [0, 0, 0]          # NaN -> black
+    assert out[1, 1].tolist() == [255, 255, 255]    # +inf -> white, not black or wrapped
+    assert out[2, 2].tolist() == [0, 0, 0]          # -inf -> black
+    assert out[3, 3, 1] == 0 and out[3, 3].tolist() == [39, 0, 130]  # only the NaN channel is zeroed
     with pytest.raises(ValueError):
         apply_isp(np.zeros((4, 4)), _clean(), np.random.default_rng(0))
     with pytest.raises(ValueError):

@@ -199,8 +199,10 @@ def test_thin_card_fully_visible():
     mesh = SceneMesh.from_trimesh_parts([(1, "card", card(5.0))])
     rc = Raycaster(mesh)
     s = visibility_stats(rc, mesh, 1, K, EYE, W, H, n_interior=2000)
-    assert isinstance(s, VisibilityStats)
     assert s.n_points == 4 + 2000
+    d = s.to_dict()
+    assert set(d) == {"in_frame_fraction", "unoccluded_fraction", "visible_fraction", "bbox_fraction", "n_points"}
+    assert VisibilityStats(**d) == s and d["n_points"] == 2004
     assert s.in_frame_fraction == 1.0
     assert s.unoccluded_fraction == 1.0
     assert s.visible_fraction == 1.0

@@ -38,6 +38,8 @@ def render_bbox_fraction(rc) -> float:
     """bbox of the id render's pixels of object 1, in continuous coordinates."""
     ids, _ = rc.first_hit_ids_for_pixels(K, EYE, W, H)
     vv, uu = np.nonzero(ids == 1)
+    if not len(vv):
+        return 0.0
     return float((uu.max() - uu.min() + 1) * (vv.max() - vv.min() + 1) / (W * H))
 
 
@@ -50,6 +52,9 @@ def render_bbox_fraction(rc) -> float:
     ((500.0, 800.0, 100.0, 200.0), (500.0, W - 0.5, 100.0, 200.0)),
     # crosses the left edge and the bottom edge
     ((-100.0, 50.0, 300.0, 900.0), (-0.5, 50.0, 300.0, H - 0.5)),
+    # entirely below / right of the frame (but in front of the camera): an empty box
+    ((100.0, 200.0, 500.0, 700.0), (100.0, 200.0, H - 0.5, H - 0.5)),
+    ((660.0, 700.0, 100.0, 200.0), (W - 0.5, W - 0.5, 100.0, 200.0)),
     # inside the frame: no clip
     ((100.0, 200.0, 100.0, 300.0), (100.0, 200.0, 100.0, 300.0)),
 ])
@@ -59,7 +64,7 @@ def test_bbox_fraction_is_clipped_to_the_frame(box, clipped):
     assert s.bbox_fraction == pytest.approx((u1 - u0) * (v1 - v0) / (W * H), rel=1e-6)  # mesh vertices are float32
     # the id render sees the same box to within a pixel on each side
     assert s.bbox_fraction == pytest.approx(render_bbox_fraction(rc), abs=2.5 * (W + H) / (W * H))
-    assert 0.0 < s.bbox_fraction <= 1.0
+    assert 0.0 <= s.bbox_fraction <= 1.0
 
 
 def test_object_over_the_bottom_edge_of_a_portrait_and_a_landscape_frame():

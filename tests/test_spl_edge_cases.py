@@ -26,13 +26,13 @@ EDGES = [(1, 2), (2, 3), (4, 5), (5, 6), (1, 4), (2, 5), (3, 6)]
 NEIGHBOURS = {i: sorted({b for a, b in EDGES if a == i} | {a for a, b in EDGES if b == i}) for i in WORLD}
 
 
-def question(start=1, goals=(6,), shortest=3.0, reference=(1, 2, 3, 6)) -> Question:
+def question(start=1, goals=(6,), shortest=3.0, reference=(1, 2, 3, 6), edges=EDGES) -> Question:
     ids = sorted(WORLD)
     return Question(question_id="q", task="point_path", split="benchmark", scene_id="s", scene_group="g",
                     frame_id="f", route_id="u", system_prompt="sys", user_prompt="go", display_ids=ids,
                     waypoint_world={str(i): [x, y, 0.0] for i, (x, y) in WORLD.items()},
                     waypoint_pixels={str(i): [10.0 * i, 20.0] for i in ids},
-                    start_id=start, legal_edges=[list(e) for e in EDGES], goal_ids=list(goals),
+                    start_id=start, legal_edges=[list(e) for e in edges], goal_ids=list(goals),
                     reference_route=list(reference), shortest_m=shortest, target_text="the chair",
                     strict_visible=True, answer=json.dumps(list(reference)))
 
@@ -79,6 +79,20 @@ def test_worked_example_from_metrics_md():
     assert [o.spl for o in outs] == [1.0, pytest.approx(3 / 5), 0.0]
     m = ep.route_metrics(outs)
     assert m["sr"] == pytest.approx(2 / 3) and m["spl"] == pytest.approx((1 + 0.6) / 3)
+
+
+def test_route_length_is_euclidean_on_the_floor_plane():
+    """A diagonal edge 1 -> 5 is sqrt(2) m long (not 2 m): the detour 1-5-6 is 1 + sqrt(2)."""
+    q = question(edges=EDGES + [(1, 5)], shortest=2.0)
+    o = ep.evaluate_route(q, "[1, 5, 6]")
+    assert o.success and o.path_m == pytest.approx(1 + math.sqrt(2))
+    assert o.spl == pytest.approx(2.0 / (1 + math.sqrt(2)))
+
+
+def test_spl_is_capped_at_one_when_the_route_beats_the_stored_shortest():
+    """metrics.md §6: p < l can happen with waypoint-graph lengths; the max caps the term at 1."""
+    o = ep.evaluate_route(question(shortest=3.5), "[1, 2, 3, 6]")
+    assert o.success and o.path_m == pytest.approx(3.0) and o.spl == 1.0
 
 
 def _walks(start: int):

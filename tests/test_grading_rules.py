@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from packagers.prompts import get_prompt
 from scorers.realitybench_grading import (
-    GradingItem, acceptability_metrics, documentation_score, grade_item, score_enum_list, score_field,
+    GradingItem, acceptability_metrics, grade_item, score_enum_list, score_field,
 )
 
 DAMAGE = get_prompt("damage_view").keys

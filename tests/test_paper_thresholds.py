@@ -256,7 +256,9 @@ def check_edges(make_terms, name, inside, outside):
     assert not t_out.passed and not t_out.gray, (name, outside, t_out)
 
 
-FRACTIONS = lambda thr: (thr, thr - 1e-3)  # noqa: E731  (at a '>=' threshold passes; just under fails)
+def FRACTIONS(thr: float) -> tuple[float, float]:
+    """(inside, outside) of a '>=' fraction threshold: exactly on it passes, just under fails."""
+    return thr, thr - 1e-3
 
 
 # -- rail_attachment: scene_terms(pose, target, in_frame, unocc, bolt_spot, bbox)
@@ -355,7 +357,8 @@ def tape_terms(eye, tape=None, vis=(1.0, 1.0)):
 
 
 def test_tape_gap_crossing_distance_at_065_m():
-    assert {t.name for t in tape_terms([0.0, -0.4, H])} | {"crossing_pixels"} == names_in_table("tape_gap") | {
+    # every scene term is in the table, plus the crossing_on_blade flag (no threshold); crossing_pixels is frame side
+    assert {t.name for t in tape_terms([0.0, -0.4, H])} == names_in_table("tape_gap") - {"crossing_pixels"} | {
         "crossing_on_blade"}
     check_edges(lambda d: tape_terms([0.0, -d, H]), "crossing_distance", 0.649, 0.651)
     assert by_name(tape_terms([0.0, -0.649, H]))["crossing_distance"].value == pytest.approx(0.649, abs=1e-6)
@@ -387,6 +390,21 @@ def test_tape_gap_flush_at_5_deg_and_its_gray_band():
         t = by_name(tape_terms(eye, make_tape(lean_across=-a)))["tape_flush"]
         assert not t.passed and t.gray and t.value == pytest.approx(a, abs=1e-6)
     assert by_name(tape_terms(eye, make_tape(lean_across=-4.99)))["tape_flush"].passed
+
+
+def test_tape_gap_crossing_on_blade_keeps_half_an_inch_from_both_ends():
+    """The +-0.5 in crossing window must lie on the blade: readings 0.5 .. top - 0.5 (project)."""
+    assert tg.CROSSING_HALF_IN == 0.5
+    tape = make_tape(length=0.3)
+    top = 0.3 / INCH_M
+    for r, ok in ((0.5, True), (0.499, False), (top - 0.5, True), (top - 0.499, False), (float("nan"), False)):
+        assert tg.crossing_on_blade(tape, r) == ok, r
+    # a 4-in edge on a blade 4.4 in long is 0.4 in from its end: off the blade, and the in-frame and
+    # unoccluded terms are then 0 whatever the ray cast found
+    terms = by_name(tape_terms([0.0, -0.4, H], make_tape(length=4.4 * INCH_M)))
+    assert not terms["crossing_on_blade"].passed
+    assert terms["crossing_in_frame"].value == 0.0 and terms["crossing_unoccluded"].value == 0.0
+    assert by_name(tape_terms([0.0, -0.4, H], make_tape(length=4.6 * INCH_M)))["crossing_on_blade"].passed
 
 
 def test_tape_gap_crossing_pixels_at_25():

@@ -6,12 +6,10 @@ Dataset layout (the packager's contract): `<root>/benchmark.json` with
 column is the JSON of `Question.model_dump(mode="json")`; only that column is read to grade
 (the `image` column only to draw overlays).
 
-Predictions: JSONL, one object per line, question id in `id` (or `question_id`), the raw
-reply in `response` (or `answer`, `prediction`, `reply`, `output`, `text`), optional `model`.
-A torn last line (a killed writer) is ignored; other unreadable lines and lines without an
-id are skipped; an id not in the dataset is ignored; a repeated id keeps its LAST line
-except that a null reply never replaces a reply; every one of these is a warning. A
-question without a line is a format failure (scored wrong).
+Predictions: the one schema and reader of `formats.predictions` (id and reply aliases, the
+duplicate rule, torn and unreadable lines). Torn, unreadable and id-less lines and ids not in
+the dataset are skipped with a warning; a question without a line is a format failure
+(scored wrong).
 """
 from __future__ import annotations
 
@@ -24,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from formats.predictions import PredictionsError, read_predictions_file
 from geometry.egopath_schema import ROUTE_TASKS, TASKS, TRAVERSABILITY_TASKS, Question
 from scorers.egopath import CONFIDENCE, N_RESAMPLES, SEED, evaluate_model
 from scorers.egopath_baselines import BASELINES
@@ -34,8 +33,6 @@ __all__ = ["EgoPathDataError", "PredictionFile", "find_egopath_root", "load_ques
 
 BENCHMARK = "egopathbench"
 SPLITS = ("train", "validation", "benchmark")
-ID_KEYS = ("id", "question_id")
-REPLY_KEYS = ("response", "answer", "prediction", "reply", "output", "text")
 TASK_SHORT = {"point_traversability": "PT", "embodied_traversability": "ET", "point_path": "PP",
               "embodied_path": "EP", "intent_path": "IP"}
 
@@ -193,49 +190,17 @@ class PredictionFile:
     model_names: list[str] = field(default_factory=list)
 
 
-def _first(d: dict, keys: Sequence[str]) -> Any:
-    for k in keys:
-        if d.get(k) is not None:
-            return d[k]
-    return None
-
-
 def load_prediction_file(path: str | os.PathLike) -> PredictionFile:
-    """Read one predictions JSONL leniently (module docstring); EgoPathDataError if absent."""
-    p = Path(path)
-    if not p.is_file():
-        raise EgoPathDataError(f"predictions file {p} does not exist")
-    lines = p.read_text(encoding="utf-8", errors="replace").splitlines()
-    pf = PredictionFile(path=p, model=p.stem)
-    last = max((i for i, s in enumerate(lines) if s.strip()), default=-1)
-    names: Counter = Counter()
-    for i, line in enumerate(lines):
-        if not line.strip():
-            continue
-        pf.n_lines += 1
-        try:
-            rec = json.loads(line)
-            if not isinstance(rec, dict):
-                raise ValueError("not an object")
-        except (ValueError, RecursionError):
-            (setattr(pf, "torn_last_line", True) if i == last else pf.unreadable_lines.append(i + 1))
-            continue
-        if isinstance(rec.get("model"), str) and rec["model"].strip():
-            names[rec["model"].strip()] += 1
-        qid = _first(rec, ID_KEYS)
-        if not isinstance(qid, str):
-            pf.no_id_lines += 1
-            continue
-        reply = _first(rec, REPLY_KEYS)
-        if qid in pf.replies:
-            pf.duplicate_ids.append(qid)
-            if reply is None and pf.replies[qid] is not None:
-                continue
-        pf.replies[qid] = reply
-    if names:
-        pf.model_names = sorted(names)
-        pf.model = sorted(names.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
-    return pf
+    """Read one predictions file (`formats.predictions` rules); EgoPathDataError if it cannot be read."""
+    try:
+        f = read_predictions_file(path)
+    except PredictionsError as exc:
+        raise EgoPathDataError(str(exc)) from None
+    return PredictionFile(path=f.path, model=f.model, replies=f.replies, n_lines=f.n_lines,
+                          torn_last_line=f.torn_last_line,
+                          unreadable_lines=sorted(f.unreadable_lines + f.oversize_lines),
+                          no_id_lines=len(f.no_id_lines), duplicate_ids=list(f.duplicate_ids),
+                          model_names=f.model_names)
 
 
 def _file_warnings(pf: PredictionFile) -> list[str]:

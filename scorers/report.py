@@ -1,16 +1,11 @@
 """Score prediction files against an exported RealityBench and write the report (Table 5/6, Figs. 2-3).
 
-Predictions file (JSONL, one reply per line; what `scenebench predict` writes):
-``{"id": <frame id>, "model": <name>, "reply": <raw reply text>, "usage": {"prompt_tokens",
-"output_tokens", "thinking_tokens"}}``. `frame_id` is read for `id`; `response`/`output`/`text`
-for `reply`; OpenAI-style usage (`completion_tokens` with `completion_tokens_details.reasoning_tokens`,
-or `input_tokens`) is mapped onto `scorers.cost.Usage` (visible reply = completion - reasoning).
-The reply must be the raw text: anything else (a parsed object, null, an `error` line) is
-scored as out of grammar, never a crash. A torn last line (a killed writer) is ignored and
-reported; unreadable lines elsewhere are skipped and reported; an id not in the dataset is
-reported and ignored; a frame without a line is a missing reply (wrong on every count); if an
-id appears twice the LAST line wins (a resumed run appends its retry), except that a null reply
-never replaces a reply.
+Predictions: the one schema and reader of `formats.predictions` (id and reply aliases,
+the duplicate rule, torn and unreadable lines, size caps). The reply must be the raw text:
+anything else (a parsed object, null, an `error` line) is scored as out of grammar, never a
+crash. Torn, unreadable and id-less lines and ids not in the dataset are skipped and
+reported; a frame without a line is a missing reply (wrong on every count). Token usage
+(`scorers.cost.usage_of_record`) is read from the line that counts.
 
 Only the frames in the set are graded (not gray, not `unscored`: App. D), so the bootstrap
 resamples exactly the 1,378-style set. One resample stream per call serves every model:
@@ -30,7 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from scorers.cost import DEFAULT_PRICES, Price, Usage, load_prices, set_cost
+from formats.predictions import PredictionsError, read_predictions_file
+from scorers.cost import DEFAULT_PRICES, Price, Usage, load_prices, set_cost, usage_of_record
 from scorers.realitybench_grading import (
     GradingItem, ItemGrade, _Arrays, _metrics_from, always_accept_grades, bootstrap_strata, field_scores,
     grade_item)
@@ -42,8 +38,6 @@ COUNT_KEYS = ("n_rejected_random", "n_acceptable", "n_accepted_random", "n_doc_f
               "n_in_set")
 BASELINE = "always-accept"
 CONFIDENCE = 0.95
-REPLY_KEYS = ("reply", "response", "output", "text")
-ID_KEYS = ("id", "frame_id")
 # Fig. 3's skill groups (Table 10): reading = transcribe text or digits, judgment = a categorical
 # scene state, measurement = reading tape measures. Decided per key type, tape_gap's numbers apart.
 MEASUREMENT_FIELDS = frozenset({"tape_gap/reading_in", "tape_gap/gap_in"})
@@ -74,96 +68,25 @@ class Predictions:
     model_names: list[str] = field(default_factory=list)
 
 
-def _int(v: Any) -> int | None:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
-        return None
-    return int(v)
-
-
-def _first(d: dict, *names: str) -> Any:
-    for n in names:
-        if d.get(n) is not None:
-            return d[n]
-    return None
-
-
-def _usage(rec: dict) -> Usage | None | bool:
-    """Usage of one line; None when the line has none, False when it is malformed."""
-    u = rec.get("usage")
-    if u is None:
-        u = {k: rec[k] for k in ("prompt_tokens", "output_tokens", "thinking_tokens") if k in rec}
-        if not u:
-            return None
-    if not isinstance(u, dict):
-        return False
-    details = u.get("completion_tokens_details") or u.get("output_tokens_details") or {}
-    prompt = _first(u, "prompt_tokens", "input_tokens")
-    thinking = _first(u, "thinking_tokens", "reasoning_tokens")
-    if thinking is None and isinstance(details, dict):
-        thinking = details.get("reasoning_tokens")
-    if "output_tokens" in u and "completion_tokens" not in u:
-        output = u["output_tokens"]
-    elif "completion_tokens" in u:  # one count for reply + thinking: reply = count - thinking
-        c, t = _int(u["completion_tokens"]), _int(thinking or 0)
-        output = None if c is None or t is None else max(c - t, 0)
-    else:
-        output = 0
-    vals = [_int(x if x is not None else 0) for x in (prompt, output, thinking)]
-    if any(v is None for v in vals):
-        return False
-    return Usage(prompt_tokens=vals[0], output_tokens=vals[1], thinking_tokens=vals[2])
-
-
 def load_predictions(path: str | Path) -> Predictions:
-    """Read one predictions JSONL leniently (see the module docstring); raises ReportError if absent."""
-    p = Path(path)
-    if not p.is_file():
-        raise ReportError(f"predictions file {p} does not exist")
+    """Read one predictions file (`formats.predictions` rules); ReportError if it cannot be read.
+
+    Over-long lines count as unreadable; token usage is read from the line that counts."""
     try:
-        lines = p.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError as exc:
-        raise ReportError(f"predictions file {p}: {exc.strerror}") from None
-    pred = Predictions(path=p, model=p.stem)
-    last = max((i for i, s in enumerate(lines) if s.strip()), default=-1)
-    names: Counter = Counter()
-    for i, line in enumerate(lines):
-        if not line.strip():
-            continue
-        pred.n_lines += 1
-        try:
-            rec = json.loads(line)
-            if not isinstance(rec, dict):
-                raise ValueError("not an object")
-        except (ValueError, RecursionError):
-            if i == last:
-                pred.torn_last_line = True
-            else:
-                pred.unreadable_lines.append(i + 1)
-            continue
-        if isinstance(rec.get("model"), str) and rec["model"].strip():
-            names[rec["model"].strip()] += 1
-        fid = _first(rec, *ID_KEYS)
-        if not isinstance(fid, str):
-            pred.no_id_lines += 1
-            continue
-        reply = _first(rec, *REPLY_KEYS)
-        if fid in pred.replies:
-            pred.duplicate_ids.append(fid)
-            if reply is None and pred.replies[fid] is not None:
-                continue  # a failed retry never replaces a reply
-        pred.replies[fid] = reply
-        u = _usage(rec)
+        pf = read_predictions_file(path)
+    except PredictionsError as exc:
+        raise ReportError(str(exc)) from None
+    pred = Predictions(path=pf.path, model=pf.model, replies=pf.replies, n_lines=pf.n_lines,
+                       torn_last_line=pf.torn_last_line,
+                       unreadable_lines=sorted(pf.unreadable_lines + pf.oversize_lines),
+                       duplicate_ids=list(pf.duplicate_ids), no_id_lines=len(pf.no_id_lines),
+                       model_names=pf.model_names)
+    for fid, rec in pf.records.items():
+        u = usage_of_record(rec)
         if u is False:
             pred.bad_usage += 1
-            pred.usage.pop(fid, None)
         elif u is not None:
             pred.usage[fid] = u
-        else:
-            pred.usage.pop(fid, None)
-    if names:
-        pred.model_names = sorted(names)
-        pred.model = names.most_common(1)[0][0] if len(names) == 1 else sorted(
-            names.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
     return pred
 
 

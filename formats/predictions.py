@@ -41,6 +41,7 @@ REPLY_KEYS = ("response", "reply", "prediction", "answer", "output", "text")
 MAX_FILE_BYTES = 1 << 30       # 1 GiB: a benchmark run's file is a few MB
 MAX_LINE_BYTES = 4 << 20       # 4 MiB: 60x the graders' reply cap; longer lines are never decoded
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 __all__ = ["ID_KEYS", "REPLY_KEYS", "MAX_FILE_BYTES", "MAX_LINE_BYTES", "PredictionsError", "PredictionsFile",
            "id_of", "reply_of", "answered", "read_predictions_file", "cut_torn_tail"]
@@ -74,16 +75,12 @@ def answered(rec: dict | None) -> bool:
 def _clean(v: Any) -> Any:
     """Lone surrogates (only JSON escapes make them) -> U+FFFD, in every string of a record."""
     if isinstance(v, str):
-        return v.encode("utf-8", "surrogatepass").decode("utf-8", "replace") if _has_surrogate(v) else v
+        return _SURROGATE.sub("\ufffd", v)
     if isinstance(v, list):
         return [_clean(x) for x in v]
     if isinstance(v, dict):
         return {_clean(k): _clean(x) for k, x in v.items()}
     return v
-
-
-def _has_surrogate(s: str) -> bool:
-    return any("\ud800" <= c <= "\udfff" for c in s)
 
 
 @dataclass
@@ -138,7 +135,7 @@ def read_predictions_file(path: str | Path) -> PredictionsFile:
         size = p.stat().st_size
         if size > MAX_FILE_BYTES:
             raise PredictionsError(f"predictions file {p} is larger than {MAX_FILE_BYTES >> 20} MiB")
-        pf = PredictionsFile(path=p, model=p.stem)
+        pf = PredictionsFile(path=p, model=_clean(p.stem))   # an undecodable file name too
         names: Counter = Counter()
         last: tuple[int, int, bool, bool] | None = None   # (line, offset, decoded, had newline) of the last line
         with p.open("rb") as f:

@@ -129,7 +129,9 @@ def usage_of_record(rec: dict) -> Usage | None | bool:
         output = u["output_tokens"]
     elif "completion_tokens" in u:  # one count for reply + thinking: reply = count - thinking
         c, t = _count(u["completion_tokens"]), _count(thinking or 0)
-        output = None if c is None or t is None else max(c - t, 0)
+        if c is None or t is None:
+            return False
+        output = max(c - t, 0)
     else:
         output = 0
     vals = [_count(x if x is not None else 0) for x in (prompt, output, thinking)]

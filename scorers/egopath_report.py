@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from formats import atomic
 from formats.predictions import PredictionsError, read_predictions_file
 from geometry.egopath_schema import ROUTE_TASKS, TASKS, TRAVERSABILITY_TASKS, Question
 from scorers.egopath import CONFIDENCE, N_RESAMPLES, SEED, evaluate_model
@@ -473,23 +474,21 @@ def write_report(metrics: Mapping[str, Any], out_dir: str | os.PathLike,
     """metrics.json, report.md and overlays/<name>.png under out_dir; returns report.md's path."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    names = []
-    if overlays:
-        (out / "overlays").mkdir(exist_ok=True)
-        for name, img in sorted(overlays.items()):
-            safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name)
-            img.save(out / "overlays" / f"{safe}.png")
-            names.append(safe)
-    _atomic(out / "metrics.json", json.dumps(metrics, indent=2, sort_keys=True, allow_nan=False) + "\n")
+    pngs: dict[str, bytes] = {}
+    for name, img in sorted((overlays or {}).items()):
+        safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name)
+        buf = io.BytesIO()
+        img.save(buf, format="PNG")
+        pngs[safe] = buf.getvalue()
+    # everything is rendered before anything is written, and each file is replaced atomically
+    metrics_text = json.dumps(metrics, indent=2, sort_keys=True, allow_nan=False) + "\n"
+    md_text = _report_md(metrics, list(pngs))
+    for safe, data in pngs.items():
+        atomic.write_bytes(out / "overlays" / f"{safe}.png", data)
+    atomic.write_text(out / "metrics.json", metrics_text)
     md = out / "report.md"
-    _atomic(md, _report_md(metrics, names))
+    atomic.write_bytes(md, md_text.encode("utf-8", "replace"))   # a path with undecodable bytes still writes
     return md
-
-
-def _atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def run_score(dataset: str | os.PathLike, prediction_paths: Sequence[str | os.PathLike],

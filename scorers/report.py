@@ -16,6 +16,7 @@ the M*(M-1)/2 pairs are differences of stored vectors.
 """
 from __future__ import annotations
 
+import io
 import json
 import math
 from collections import Counter
@@ -25,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from formats import atomic
 from formats.predictions import PredictionsError, read_predictions_file
 from scorers.cost import DEFAULT_PRICES, Price, Usage, load_prices, set_cost, usage_of_record
 from scorers.realitybench_grading import (
@@ -371,8 +373,8 @@ def report_markdown(metrics: dict) -> str:
     L += ["## Acceptability and documentation", "",
           "FA: random frames the scorer rejects that the model does not reject; miss: scorer-acceptable frames "
           "(both strata) the model does not accept; precision on random frames, recall on both strata; "
-          "documentation: mean per-frame field score on scorer-acceptable frames (tape leaning: all tape_gap "
-          "frames); gram.: replies in the stated grammar (lenient: a JSON object somewhere in the reply).", ""]
+          "documentation: mean per-frame field score on scorer-acceptable frames (App. D; per field, tape "
+          "leaning is scored on all tape_gap frames); gram.: replies in the stated grammar (lenient: a JSON object somewhere in the reply).", ""]
     rows = []
     for name, m, full in _rows(metrics):
         cost = full["cost"] if full else None
@@ -492,7 +494,7 @@ def _declutter(fig, labels: list) -> None:
         placed.append(ann.get_window_extent(renderer))
 
 
-def _fig2(metrics: dict, path: Path) -> None:
+def _fig2(metrics: dict, path) -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -579,7 +581,7 @@ def _fig2(metrics: dict, path: Path) -> None:
     plt.close(fig)
 
 
-def _fig3(metrics: dict, path: Path) -> None:
+def _fig3(metrics: dict, path) -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -638,11 +640,19 @@ def write_report(metrics: dict, report_dir: str | Path) -> list[Path]:
     d = Path(report_dir)
     d.mkdir(parents=True, exist_ok=True)
     out = [d / "report.md", d / "metrics.json", d / "fig2_f1_doc_vs_cost.png", d / "fig3_field_heatmap.png"]
-    out[0].write_text(report_markdown(metrics) + "\n", encoding="utf-8")
-    out[1].write_text(json.dumps(metrics, sort_keys=True, indent=2, allow_nan=False) + "\n", encoding="utf-8")
-    _fig2(metrics, out[2])
-    _fig3(metrics, out[3])
+    # everything is rendered before anything is written, and each file is replaced atomically
+    texts = [report_markdown(metrics) + "\n", json.dumps(metrics, sort_keys=True, indent=2, allow_nan=False) + "\n"]
+    figs = [_png(_fig2, metrics), _png(_fig3, metrics)]
+    # "replace": a path with undecodable bytes must not leave the report unwritten
+    for path, data in zip(out, [t.encode("utf-8", "replace") for t in texts] + figs):
+        atomic.write_bytes(path, data)
     return out
+
+
+def _png(draw, metrics: dict) -> bytes:
+    buf = io.BytesIO()
+    draw(metrics, buf)
+    return buf.getvalue()
 
 
 def load_price_table(path: str | Path | None) -> dict[str, Price]:

@@ -223,7 +223,7 @@ def test_messy_model_scored_wrong_never_crashes(scored):
     # the rejected T_R1 (tilted 0) and T_R2 (tilted 1) count only in the tape_gap/tilted field score
     assert _est(m, x, "doc_score") == pytest.approx(1.5 / 5)
     assert m["models"][x]["counts"]["n_doc_frames"] == 5
-    assert m["models"][x]["field_scores"]["tape_gap/tilted"] == pytest.approx(1 / 5)   # T_R2 of 5 tape frames
+    assert m["models"][x]["field_scores"]["tape_gap/tilted"] == pytest.approx(2 / 5)   # TP_A2, T_R2 of 5 tape frames
     assert _est(m, x, "in_grammar") == pytest.approx(4 / 9)     # T_R2, TP_A2, S_A, S_R2 (last line)
     assert m["models"][x]["lenient_in_grammar"] == pytest.approx(5 / 9)  # + the fenced reply
     info = m["models"][x]["predictions"]

@@ -20,10 +20,11 @@ from scorers.realitybench_grading import (
     GradingItem, ItemGrade, _Arrays, _metrics_from, always_accept_grades, bootstrap_strata, field_scores,
     grade_item)
 from scorers.realitybench_inputs import Predictions, ReportError
+from scorers.realitybench_results import RealityBenchScore, ScoreResult
 from scorers.stats import _groups, _resamples, percentile_ci
 
-__all__ = ["score", "field_skill", "cost_frontier", "set_metrics_fields", "BASELINE", "CI_METRICS", "PAIRED_METRICS",
-           "MEASUREMENT_FIELDS", "SKILL_ORDER"]
+__all__ = ["score", "score_result", "field_skill", "cost_frontier", "set_metrics_fields", "BASELINE", "CI_METRICS",
+           "PAIRED_METRICS", "MEASUREMENT_FIELDS", "SKILL_ORDER"]
 
 CI_METRICS = ("f1", "false_accept_rate", "miss_rate", "precision", "recall", "doc_score", "in_grammar")
 PAIRED_METRICS = ("f1", "doc_score")
@@ -140,7 +141,15 @@ def _top_group(paired: dict, est: dict[str, float | None], metric: str, models: 
 
 def score(items: list[GradingItem], preds: list[Predictions], prices: dict[str, Price], seed: int = 0,
           n_ci: int = 1000, n_paired: int = 2000, dataset: str = "", prices_path: str = "") -> tuple[dict, list[str]]:
-    """(metrics dict for metrics.json, warning lines) for every prediction file against `items`."""
+    """(metrics dict for metrics.json, warning lines): `score_result` dumped, as the CLI and the report use it."""
+    r = score_result(items, preds, prices, seed=seed, n_ci=n_ci, n_paired=n_paired, dataset=dataset,
+                     prices_path=prices_path)
+    return r.metrics.model_dump(), r.warnings
+
+
+def score_result(items: list[GradingItem], preds: list[Predictions], prices: dict[str, Price], seed: int = 0,
+                 n_ci: int = 1000, n_paired: int = 2000, dataset: str = "", prices_path: str = "") -> ScoreResult:
+    """Every prediction file graded against `items`: the typed metrics and the warning lines."""
     _unique_names(preds)
     warnings: list[str] = []
     all_ids = {it.id for it in items}
@@ -243,7 +252,7 @@ def score(items: list[GradingItem], preds: list[Predictions], prices: dict[str, 
         "top_group": top,
         "fields": {f: {"skill": field_skill(f, key_types.get(f, "")), "type": key_types.get(f)} for f in fields},
     }
-    return metrics, warnings
+    return ScoreResult(metrics=RealityBenchScore.model_validate(metrics), warnings=warnings)
 
 
 def set_metrics_fields(grades: list[ItemGrade]) -> dict[str, float]:

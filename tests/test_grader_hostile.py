@@ -133,3 +133,21 @@ def test_egopath_report_renders_before_it_writes(tmp_path):
     with pytest.raises(KeyError):                                  # no "dataset": the markdown cannot be made
         ego_write({"models": {}}, tmp_path / "r", overlays={"q1": Image.new("RGB", (4, 4))})
     assert list((tmp_path / "r").rglob("*")) == []                 # metrics.json and overlays were written first
+
+
+def test_score_result_is_typed_and_is_metrics_json(tmp_path):
+    from scorers.realitybench_results import Interval, RealityBenchScore
+    from scorers.report import score_result
+
+    pred = load_predictions(_write(tmp_path / "m.jsonl", [{"id": f"tape_gap-{i}", "model": "m", "response": reply(i)}
+                                                          for i in range(4)]))
+    r = score_result(items(), [pred], {}, n_ci=20, n_paired=20)
+    assert isinstance(r.metrics, RealityBenchScore)
+    f1 = r.metrics.models["m"].metrics["f1"]
+    assert isinstance(f1, Interval) and f1.estimate == 1.0 and f1.low == f1.high == 1.0
+    assert r.metrics.models["m"].counts["n_doc_frames"] == 2          # the 2 scorer-accepted frames
+    assert r.metrics.models["m"].field_n == {"tape_gap/reading_in": 2, "tape_gap/tilted": 4}
+    metrics, warnings = score(items(), [pred], {}, n_ci=20, n_paired=20)
+    assert metrics == r.metrics.model_dump() and warnings == r.warnings
+    with pytest.raises(ValueError):                                   # metrics.json's schema is closed
+        RealityBenchScore.model_validate(dict(metrics, extra_key=1))

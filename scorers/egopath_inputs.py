@@ -26,6 +26,7 @@ class PredictionFile:
     no_id_lines: int = 0
     duplicate_ids: list[str] = field(default_factory=list)
     model_names: list[str] = field(default_factory=list)
+    invalid_utf8_lines: list[int] = field(default_factory=list)
 
 
 def load_prediction_file(path: str | os.PathLike) -> PredictionFile:
@@ -38,7 +39,7 @@ def load_prediction_file(path: str | os.PathLike) -> PredictionFile:
                           torn_last_line=f.torn_last_line,
                           unreadable_lines=sorted(f.unreadable_lines + f.oversize_lines),
                           no_id_lines=len(f.no_id_lines), duplicate_ids=list(f.duplicate_ids),
-                          model_names=f.model_names)
+                          model_names=f.model_names, invalid_utf8_lines=f.invalid_utf8_lines)
 
 
 def file_warnings(pf: PredictionFile) -> list[str]:
@@ -54,6 +55,9 @@ def file_warnings(pf: PredictionFile) -> list[str]:
         w.append(f"{pf.path}: {len(pf.duplicate_ids)} repeated id(s); the last line of each counts")
     if len(pf.model_names) > 1:
         w.append(f"{pf.path}: several `model` values {pf.model_names}; using {pf.model!r}")
+    if pf.invalid_utf8_lines:
+        w.append(f"{pf.path}: {len(pf.invalid_utf8_lines)} line(s) with invalid UTF-8, read with U+FFFD "
+                 f"(line {', '.join(map(str, pf.invalid_utf8_lines[:5]))})")
     return w
 
 

@@ -25,7 +25,7 @@ from scorers.egopath_metrics import control_metrics, score_predictions
 __all__ = ["EgoPathDataError", "PredictionFile", "find_egopath_root", "load_questions", "load_prediction_file",
            "load_controls", "control_metrics", "run_score", "models_from_files", "score_predictions",
            "write_report", "summary_table", "report_markdown", "make_overlays", "load_images", "BENCHMARK",
-           "SPLITS", "CONTROLS", "TASK_SHORT"]
+           "SPLITS", "CONTROLS", "TASK_SHORT", "file_warnings"]
 
 
 def write_report(metrics: Mapping[str, Any], out_dir: str | os.PathLike,

@@ -31,6 +31,7 @@ class Predictions:
     no_id_lines: int = 0
     bad_usage: int = 0
     model_names: list[str] = field(default_factory=list)
+    invalid_utf8_lines: list[int] = field(default_factory=list)
 
 
 def load_predictions(path: str | Path) -> Predictions:
@@ -45,7 +46,7 @@ def load_predictions(path: str | Path) -> Predictions:
                        torn_last_line=pf.torn_last_line,
                        unreadable_lines=sorted(pf.unreadable_lines + pf.oversize_lines),
                        duplicate_ids=list(pf.duplicate_ids), no_id_lines=len(pf.no_id_lines),
-                       model_names=pf.model_names)
+                       model_names=pf.model_names, invalid_utf8_lines=pf.invalid_utf8_lines)
     for fid, rec in pf.records.items():
         u = usage_of_record(rec)
         if u is False:

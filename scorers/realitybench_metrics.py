@@ -205,6 +205,9 @@ def score_result(items: list[GradingItem], preds: list[Predictions], prices: dic
             warnings.append(f"{w}: {non_text} reply value(s) are not text (scored out of grammar)")
         if len(p.model_names) > 1:
             warnings.append(f"{w}: several `model` values {p.model_names}; using {p.model!r}")
+        if p.invalid_utf8_lines:
+            warnings.append(f"{w}: {len(p.invalid_utf8_lines)} line(s) with invalid UTF-8, read with U+FFFD "
+                            f"(line {', '.join(map(str, p.invalid_utf8_lines[:5]))})")
 
     base_grades = always_accept_grades(in_set)
     bpoint, bvec = boot.vectors(base_grades)

@@ -151,3 +151,16 @@ def test_score_result_is_typed_and_is_metrics_json(tmp_path):
     assert metrics == r.metrics.model_dump() and warnings == r.warnings
     with pytest.raises(ValueError):                                   # metrics.json's schema is closed
         RealityBenchScore.model_validate(dict(metrics, extra_key=1))
+
+
+def test_invalid_utf8_is_read_and_reported(tmp_path):
+    from scorers.egopath_report import file_warnings, load_prediction_file
+
+    path = tmp_path / "m.jsonl"
+    path.write_bytes(b"".join(b'{"id": "tape_gap-%d", "response": %s, "note": "\xff"}\n'
+                              % (i, json.dumps(reply(i)).encode()) for i in range(4)))
+    pred = load_predictions(path)
+    assert pred.invalid_utf8_lines == [1, 2, 3, 4] and len(pred.replies) == 4
+    _, warnings = score(items(), [pred], {}, n_ci=20, n_paired=20)
+    assert any("4 line(s) with invalid UTF-8" in w for w in warnings)
+    assert any("invalid UTF-8" in w for w in file_warnings(load_prediction_file(path)))

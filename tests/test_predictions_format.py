@@ -98,3 +98,45 @@ def test_model_name(tmp_path):
     rows = [{"id": "a", "model": "y"}, {"id": "b", "model": "x"}]        # a tie: the first in sorted order
     assert fp.read_predictions_file(_w(tmp_path / "t.jsonl", "".join(json.dumps(r) + "\n" for r in rows))).model == "x"
     assert fp.read_predictions_file(_w(tmp_path / "u.jsonl", '{"id": "a"}\n')).model == "u"
+
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_LINE = st.one_of(
+    st.binary(max_size=60),
+    st.builds(lambda i, r: json.dumps({"id": i, "response": r}).encode(), st.text(max_size=5), st.text(max_size=10)),
+    st.builds(lambda i: json.dumps({"id": i, "response": None, "error": "x"}).encode(), st.text(max_size=3)),
+    st.sampled_from([b"", b"{", b"[]", b'{"id": 5}', b'"\\ud800"', b'{"id": "\\udc00", "reply": 1}']))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(_LINE, max_size=8), st.booleans())
+def test_any_bytes_read_or_refused_in_one_line(tmp_path, lines, final_newline):
+    from model_runs.predict import PredictError, read_predictions
+
+    p = tmp_path / "p.jsonl"
+    p.write_bytes(b"\n".join(lines) + (b"\n" if final_newline else b""))
+    pf = fp.read_predictions_file(p)
+    assert all(isinstance(k, str) for k in pf.records)
+    json.dumps(pf.records, ensure_ascii=False).encode("utf-8")          # no lone surrogate survives
+    bad = set(pf.unreadable_lines) | set(pf.no_id_lines) | set(pf.oversize_lines)
+    assert bad.isdisjoint(pf.line_of.values())
+    for i, rec in pf.records.items():                                  # the duplicate rule held
+        assert fp.answered(rec) or not any(fp.answered(r) for r in _all_with_id(p, i))
+    try:
+        read_predictions(p)
+    except PredictError as exc:
+        assert "\n" not in str(exc)
+
+
+def _all_with_id(p: Path, i: str) -> list[dict]:
+    out = []
+    for raw in p.read_bytes().split(b"\n"):
+        try:
+            rec = fp._clean(json.loads(raw.decode("utf-8", "replace")))
+        except ValueError:
+            continue
+        if isinstance(rec, dict) and fp.id_of(rec) == i:
+            out.append(rec)
+    return out

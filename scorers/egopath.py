@@ -27,7 +27,11 @@ Decisions the paper leaves open (documented in the report's settings too):
   per-question TNR is undefined when a view has no negatives, metrics.md §6). A predicted
   ID that is not displayed is a false positive and is counted as invalid; an unparseable
   answer is the empty set.
-* Missing or non-text predictions are format failures, never crashes.
+* Missing or non-text predictions are format failures, never crashes. So are replies the
+  parser will not read, each bounded so that no reply can stall `score`: longer than
+  RealityBench's cap (`scorers.answers.MAX_REPLY_CHARS`, 64,000 characters), bracket nesting
+  deeper than MAX_DEPTH (16), more than MAX_ARRAYS (1,000) '[' characters, or an id longer
+  than MAX_ID_DIGITS (9) digits (no display id is that large; `int()` refuses 4,300+ digits).
 """
 from __future__ import annotations
 

@@ -119,7 +119,7 @@ def _lines(f, size: int):
             while chunk and not chunk.endswith(b"\n"):       # skip the rest without holding it
                 chunk = f.readline(MAX_LINE_BYTES)
                 off += len(chunk)
-            yield n, start, None, True
+            yield n, start, None, chunk.endswith(b"\n")
             continue
         nl = chunk.endswith(b"\n")
         yield n, start, chunk, nl

@@ -39,6 +39,7 @@ from tqdm import tqdm
 
 from model_runs.dataset_items import DatasetError, Item, default_split, item_ids, iter_items
 from formats import atomic
+from formats import predictions as preds_format
 
 # Backoff (module constants so tests can shrink them; the CLI keeps the defaults).
 BACKOFF_BASE_S = 1.0        # first retry waits ~1 s, then 2, 4, 8 ... (with jitter)
@@ -248,45 +249,29 @@ def _record(cfg, item, response, error, usage, latency, attempts, finish) -> dic
 # -- the predictions file ----------------------------------------------------------------------
 def answered(rec: dict | None) -> bool:
     """A record that needs no new request (an error is retried on the next run)."""
-    return rec is not None and rec.get("error") is None and rec.get("response") is not None
-
-
-def _better(old: dict | None, new: dict) -> bool:
-    """A response beats an error; otherwise the later line wins."""
-    return old is None or answered(new) or not answered(old)
+    return preds_format.answered(rec)
 
 
 def read_predictions(path: str | Path, repair: bool = False) -> dict[str, dict]:
-    """id -> best record. A torn last line (a run killed mid-write) is ignored, and with
-    `repair` cut off the file so appends start on a clean line; a bad line elsewhere is an error."""
+    """id -> the record that counts (`formats.predictions` rules: an answer beats an error,
+    otherwise the later line wins). A torn last line (a run killed mid-write) is ignored, and with
+    `repair` cut off (and a last line without its newline finished) so appends start on a clean
+    line; an unreadable, over-long or id-less line elsewhere is an error, since the file is rewritten."""
     path = Path(path)
     if not path.exists():
         return {}
-    raw = path.read_bytes()
-    end = raw.rfind(b"\n") + 1          # bytes after the last newline are a torn line
-    lines = raw[:end].split(b"\n")[:-1]
-    keep = end
-    records: dict[str, dict] = {}
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-            if not isinstance(rec, dict) or not isinstance(rec.get("id"), str):
-                raise ValueError("not a prediction record")
-        except ValueError as exc:
-            if n == len(lines) and end == len(raw):   # a complete but garbled last line: torn too
-                keep = end - len(line) - 1
-                break
-            raise PredictError(f"{path}:{n}: unreadable prediction line ({exc})") from None
-        if _better(records.get(rec["id"]), rec):
-            records[rec["id"]] = rec
-    if repair and keep < len(raw):
-        with open(path, "r+b") as f:
-            f.truncate(keep)
-            f.flush()
-            os.fsync(f.fileno())
-    return records
+    try:
+        pf = preds_format.read_predictions_file(path)
+    except preds_format.PredictionsError as exc:
+        raise PredictError(str(exc)) from None
+    bad = sorted([(n, "unreadable prediction line") for n in pf.unreadable_lines]
+                 + [(n, f"prediction line longer than {preds_format.MAX_LINE_BYTES} bytes") for n in pf.oversize_lines]
+                 + [(n, "prediction line without a string id") for n in pf.no_id_lines])
+    if bad:
+        raise PredictError(f"{path}:{bad[0][0]}: {bad[0][1]}")
+    if repair:
+        preds_format.cut_torn_tail(pf)
+    return {i: dict(r, id=i) for i, r in pf.records.items()}
 
 
 def dumps_record(rec: dict) -> str:

@@ -19,6 +19,7 @@ import json
 import math
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -29,6 +30,7 @@ from geometry.occupancy import occupancy_from_mesh
 from geometry.raycast import SceneMesh
 from packagers.egopath import SPLITS, load_questions, read_records
 from formats import atomic
+from formats.predictions import PredictionsError, read_predictions_file, reply_of
 from scorers.egopath import evaluate_route
 
 # Table S8's variants of the nominal contract (0.30 m radius, 0.05 m grid, 0.10 m ring).
@@ -100,21 +102,17 @@ def route_questions(dataset_root: str | Path, splits=SPLITS) -> list[Question]:
     return sorted(out, key=lambda q: q.question_id)
 
 
-def load_predictions(path: str | Path) -> list[tuple[str, str, str | None]]:
-    """(question id, raw text, model) per JSONL line; text from response / answer / prediction."""
-    out = []
-    for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except ValueError as exc:
-            raise AuditError(f"{path}:{n}: not JSON ({exc})") from exc
-        text = next((obj[k] for k in ("response", "answer", "prediction") if k in obj), None)
-        if "id" not in obj or text is None:
-            raise AuditError(f"{path}:{n}: needs `id` and one of response / answer / prediction")
-        out.append((str(obj["id"]), text if isinstance(text, str) else json.dumps(text), obj.get("model")))
-    return out
+def load_predictions(path: str | Path) -> list[tuple[str, Any, str | None]]:
+    """(question id, raw reply, model) per id, by the `formats.predictions` rules (the line that
+    counts for each id); a file that cannot be read, or an unreadable or id-less line, is an error."""
+    try:
+        pf = read_predictions_file(path)
+    except PredictionsError as exc:
+        raise AuditError(str(exc)) from None
+    bad = sorted(pf.unreadable_lines + pf.oversize_lines + pf.no_id_lines)
+    if bad:
+        raise AuditError(f"{path}:{bad[0]}: not a prediction line (JSON object with a string `id`)")
+    return [(i, reply_of(r), r.get("model")) for i, r in sorted(pf.records.items(), key=lambda kv: pf.line_of[kv[0]])]
 
 
 def _predictions_by_question(predictions, questions) -> list[tuple[Question, str, str | None]]:

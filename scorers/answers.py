@@ -11,6 +11,8 @@ So the benchmark score uses the STRICT parse:
 * inside the object each value is checked on its own against its `KeySpec`: a value in
   the wrong form is None (scored wrong) and makes the reply out of grammar, but the
   other values still count ("a value in any other form is scored as wrong" is per value);
+  a breaker directory row is a value too: a malformed row is dropped (it matches nothing)
+  and the well-formed rows are kept;
 * a missing key, an extra key or an `adequate` that is not a JSON boolean also makes the
   reply out of grammar.
 
@@ -130,12 +132,18 @@ def check_value(spec: KeySpec, v: Any) -> tuple[Any, str | None]:
     if t == "entries":
         if not isinstance(v, list):
             return None, f"{spec.name}: not a list"
-        rows = []
+        # Each row is a value of its own: a malformed row is wrong (matches no card row) and puts
+        # the reply out of grammar, but the well-formed rows still count (App. D: the fraction of
+        # the card's rows matched by a reply row).
+        rows, bad = [], []
         for i, row in enumerate(v):
             if not (isinstance(row, dict) and set(row) == {"name", "amps"}
                     and isinstance(row["name"], str) and _is_number(row["amps"])):
-                return None, f"{spec.name}[{i}]: not {{\"name\": string, \"amps\": number}}"
+                bad.append(i)
+                continue
             rows.append({"name": row["name"], "amps": row["amps"]})
+        if bad:
+            return rows, f"{spec.name}{bad[:5]}: not {{\"name\": string, \"amps\": number}}"
         return rows, None
     return None, f"{spec.name}: unknown key type {t!r}"  # pragma: no cover
 

@@ -8,15 +8,19 @@ from the table, or null prices: self-served) costs None, never 0.
 """
 from __future__ import annotations
 
+import math
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt
 
 DEFAULT_PRICES = Path(__file__).resolve().parents[1] / "configs" / "prices.yaml"
 
-__all__ = ["Price", "Usage", "SetCost", "load_prices", "item_cost", "set_cost", "DEFAULT_PRICES"]
+MAX_TOKENS = 10**12   # per item; a larger count is not a count (and 10**309 would overflow a float)
+
+__all__ = ["Price", "Usage", "SetCost", "load_prices", "item_cost", "set_cost", "usage_of_record", "DEFAULT_PRICES",
+           "MAX_TOKENS"]
 
 
 class Price(BaseModel):
@@ -82,3 +86,55 @@ def set_cost(usages: Iterable[Usage | Mapping], price: Price | None) -> SetCost:
         share = p * price.input / price.per_tokens / total
     return SetCost(cost=total, n_items=len(us), prompt_tokens=p, output_tokens=o, thinking_tokens=t,
                    mean_thinking_tokens=(t / len(us)) if us else None, prompt_share=share)
+
+
+def _count(v: Any) -> int | None:
+    """A token count: a non-negative finite number up to MAX_TOKENS, else None (malformed)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    if v < 0 or v > MAX_TOKENS:
+        return None
+    return int(v)
+
+
+def _first(d: dict, *names: str) -> Any:
+    for n in names:
+        if d.get(n) is not None:
+            return d[n]
+    return None
+
+
+def usage_of_record(rec: dict) -> Usage | None | bool:
+    """Token usage of one predictions line; None when it has none, False when it is malformed.
+
+    `scenebench predict` lines carry `usage` as the server reported it; OpenAI-style
+    (`completion_tokens` with `completion_tokens_details.reasoning_tokens`, or `input_tokens` /
+    `output_tokens_details`) is mapped so that output = the visible reply = completion - reasoning;
+    top-level `prompt_tokens` / `output_tokens` / `thinking_tokens` are read when there is no `usage`."""
+    u = rec.get("usage")
+    if u is None:
+        u = {k: rec[k] for k in ("prompt_tokens", "output_tokens", "thinking_tokens") if k in rec}
+        if not u:
+            return None
+    if not isinstance(u, dict):
+        return False
+    details = u.get("completion_tokens_details") or u.get("output_tokens_details") or {}
+    prompt = _first(u, "prompt_tokens", "input_tokens")
+    thinking = _first(u, "thinking_tokens", "reasoning_tokens")
+    if thinking is None and isinstance(details, dict):
+        thinking = details.get("reasoning_tokens")
+    if "output_tokens" in u and "completion_tokens" not in u:
+        output = u["output_tokens"]
+    elif "completion_tokens" in u:  # one count for reply + thinking: reply = count - thinking
+        c, t = _count(u["completion_tokens"]), _count(thinking or 0)
+        if c is None or t is None:
+            return False
+        output = max(c - t, 0)
+    else:
+        output = 0
+    vals = [_count(x if x is not None else 0) for x in (prompt, output, thinking)]
+    if any(v is None for v in vals):
+        return False
+    return Usage(prompt_tokens=vals[0], output_tokens=vals[1], thinking_tokens=vals[2])

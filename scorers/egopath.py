@@ -27,7 +27,11 @@ Decisions the paper leaves open (documented in the report's settings too):
   per-question TNR is undefined when a view has no negatives, metrics.md §6). A predicted
   ID that is not displayed is a false positive and is counted as invalid; an unparseable
   answer is the empty set.
-* Missing or non-text predictions are format failures, never crashes.
+* Missing or non-text predictions are format failures, never crashes. So are replies the
+  parser will not read, each bounded so that no reply can stall `score`: longer than
+  RealityBench's cap (`scorers.answers.MAX_REPLY_CHARS`, 64,000 characters), bracket nesting
+  deeper than MAX_DEPTH (16), more than MAX_ARRAYS (1,000) '[' characters, or an id longer
+  than MAX_ID_DIGITS (9) digits (no display id is that large; `int()` refuses 4,300+ digits).
 """
 from __future__ import annotations
 
@@ -40,6 +44,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from geometry.egopath_schema import ROUTE_TASKS, TASKS, TRAVERSABILITY_TASKS, Question
+from scorers.answers import MAX_REPLY_CHARS
 from scorers.stats import CI, _groups, cluster_bootstrap, percentile_ci
 
 __all__ = [
@@ -53,13 +58,44 @@ SEED = 20260717          # App. A: "10,000 scene-cluster bootstrap resamples wit
 N_RESAMPLES = 10_000
 CONFIDENCE = 0.95
 _DIGITS = re.compile(r"\s*\+?[0-9]+\s*")
-_DECODER = json.JSONDecoder()
+# MAX_REPLY_CHARS (scorers.answers): RealityBench's cap: a longer reply is a format failure
+MAX_ID_DIGITS = 9                   # display ids are small; a longer one is absurd, a format failure
+MAX_DEPTH = 16                      # bracket nesting (strings included), so no decode recurses deeply
+MAX_ARRAYS = 1000                   # '[' positions tried; more is not an answer, and bounds the work
+
+
+class _Absurd:
+    """An integer literal too long to be a display id (never converted with int())."""
+
+
+def _parse_int(s: str) -> int | _Absurd:
+    return _Absurd() if len(s.lstrip("-")) > MAX_ID_DIGITS else int(s)
+
+
+_DECODER = json.JSONDecoder(parse_int=_parse_int)
+
+
+def _shallow(text: str, limit: int = MAX_DEPTH) -> bool:
+    """Greatest rise of the open-minus-close bracket count <= limit, strings NOT skipped: it bounds
+    the recursion of a decode started at any '[' (inside a string or not), so each try is cheap."""
+    depth = 0
+    for ch in text:
+        if ch in "[{":
+            depth += 1
+            if depth > limit:
+                return False
+        elif ch in "]}" and depth:
+            depth -= 1
+    return True
 
 
 # ---------------------------------------------------------------- parsing
 
-def _json_arrays(text: str) -> list[Any]:
-    """Every top-level JSON array in free text, left to right (arrays inside one are not separate)."""
+def _json_arrays(text: str) -> list[Any] | None:
+    """Every top-level JSON array in free text, left to right (arrays inside one are not separate);
+    None when the text is too long, too deeply nested or holds too many '[' to be an answer."""
+    if len(text) > MAX_REPLY_CHARS or text.count("[") > MAX_ARRAYS or not _shallow(text):
+        return None
     out: list[Any] = []
     i = text.find("[")
     while i != -1:
@@ -77,8 +113,9 @@ def parse_id_list(text: Any) -> list[int] | None:
     """One ordered list of display IDs from raw model text, or None (Table S4 "Parse").
 
     The LAST JSON array in the text counts (prose, code fences and an "Answer: [...]"
-    line around it are fine). Its items must be ints or digit strings ("3"); floats,
-    bools, nested lists, objects or no array at all -> None. json only, never eval.
+    line around it are fine). Its items must be ints or digit strings ("3") of at most
+    MAX_ID_DIGITS digits; floats, bools, nested lists, objects, absurd ids, a reply over
+    MAX_REPLY_CHARS or no array at all -> None. json only, never eval.
     """
     if not isinstance(text, str):
         return None
@@ -94,7 +131,7 @@ def parse_id_list(text: Any) -> list[int] | None:
             return None
         if isinstance(item, int):
             ids.append(item)
-        elif isinstance(item, str) and _DIGITS.fullmatch(item):
+        elif isinstance(item, str) and _DIGITS.fullmatch(item) and len(item.strip().lstrip("+")) <= MAX_ID_DIGITS:
             ids.append(int(item))
         else:
             return None

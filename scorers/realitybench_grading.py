@@ -24,12 +24,13 @@ Which frames and fields count (§4, footnote 2, Fig. 3, App. D):
 * acceptability is scored on the remaining frames whose `acceptability_scored` is True
   (False for car_plate and rail_attachment frames with a missing part, which the paper
   drops from acceptability but still documents);
-* documentation: on a scorer-accepted frame every key is scored; on a scorer-rejected frame
-  only keys with `scored_on="all"` (tape `tilted`). Each frame's score is the mean of the
-  fields scored on it, so a rejected tape_gap frame contributes its `tilted` score alone,
-  and the documentation score is the mean of those frame means over every frame with at
-  least one scored field (all scorer-acceptable frames + the rejected tape_gap frames).
-  Per-field scores (Fig. 3 / Table 10) are means over the frames the field is scored on.
+* documentation (App. D): "the mean, over the frames the scorer accepts, of each frame's
+  mean field score". On a scorer-accepted frame every key is scored and the frame's score is
+  the mean of its fields. Per-field scores (Fig. 3 / Table 10) are means over the frames the
+  field is scored on, and keys with `scored_on="all"` (tape `tilted`, footnote 2: "tape
+  leaning is scored on all tape_gap frames") are scored on scorer-rejected frames too; those
+  frames have field scores but no frame documentation score, so they never enter the
+  documentation score.
 
 Acceptability (App. D, Table 5), positive = "adequate":
 
@@ -185,7 +186,7 @@ class ItemGrade(BaseModel):
     in_grammar: bool
     lenient_in_grammar: bool      # the same reply under the lenient parse (reports only)
     field_scores: dict[str, float]  # only the fields scored on this frame
-    doc_score: float | None       # mean of field_scores; None when none is scored
+    doc_score: float | None       # mean of field_scores on a scorer-accepted frame, else None (App. D)
     errors: list[str] = Field(default_factory=list)
 
 
@@ -205,7 +206,8 @@ def grade_parsed(item: GradingItem, parsed: ParsedAnswer) -> ItemGrade:
         in_set=in_set, acceptability_scored=in_set and item.acceptability_scored,
         adequate=parsed.adequate, in_grammar=parsed.in_grammar,
         lenient_in_grammar=parsed.best_effort.in_grammar,
-        field_scores=fs, doc_score=(sum(fs.values()) / len(fs)) if fs else None,
+        field_scores=fs,
+        doc_score=(sum(fs.values()) / len(fs)) if fs and item.scorer_verdict == "accept" else None,
         errors=list(parsed.errors),
     )
 

@@ -205,6 +205,8 @@ def test_parse_never_crashes(text):
     assert r is None or (isinstance(r, list) and all(type(i) is int for i in r))
     o = ep.evaluate_route(route_q(), text)                  # nor does grading
     assert o.stage in (*ep.STAGES, None)
+    if not isinstance(text, str) or "[" not in text:       # no list at all: a format failure, scored wrong
+        assert r is None and o.stage == "format" and not o.success and o.spl == 0
 
 
 @settings(max_examples=100, deadline=None)

@@ -131,10 +131,15 @@ def test_enum_entries_grammar():
     rows = '[{"name": "Kitchen", "amps": 20}, {"name": "Dryer", "amps": 30.0}]'
     ok = parse_answer('{"adequate": false, "main_amps": 200, "entries": %s}' % rows, BREAKER)
     assert ok.in_grammar and ok.fields["entries"][1] == {"name": "Dryer", "amps": 30.0}
-    for bad_rows in ['[{"name": "K", "amps": "20"}]', '[{"name": "K"}]', '[{"name": 5, "amps": 20}]',
-                     '[{"name": "K", "amps": 20, "pole": 2}]', '[["K", 20]]', '{"name": "K", "amps": 20}']:
-        p = parse_answer('{"adequate": false, "main_amps": 200, "entries": %s}' % bad_rows, BREAKER)
-        assert not p.in_grammar and p.fields["entries"] is None and p.fields["main_amps"] == 200
+    # a malformed row is wrong on its own (dropped, out of grammar); the well-formed rows are kept
+    for bad_row in ['{"name": "K", "amps": "20"}', '{"name": "K"}', '{"name": 5, "amps": 20}',
+                    '{"name": "K", "amps": 20, "pole": 2}', '["K", 20]', 'null', '"Kitchen 20"']:
+        p = parse_answer('{"adequate": false, "main_amps": 200, "entries": [%s, %s]}' % (bad_row, rows[1:-1]),
+                         BREAKER)
+        assert not p.in_grammar and p.fields["main_amps"] == 200
+        assert p.fields["entries"] == [{"name": "Kitchen", "amps": 20}, {"name": "Dryer", "amps": 30.0}], bad_row
+    p = parse_answer('{"adequate": false, "main_amps": 200, "entries": {"name": "K", "amps": 20}}', BREAKER)
+    assert not p.in_grammar and p.fields["entries"] is None and p.fields["main_amps"] == 200
 
 
 # ---------------------------------------------------------------- field scores
@@ -191,6 +196,18 @@ def test_breaker_rows_duplicates_extras_order():
     assert score_entries(None, CARD) == 0.0
     assert score_entries([], []) == 1.0
     assert score_entries([{"name": "K I T-chen", "amps": 20}], [{"name": "Kitchen", "amps": 20}]) == 1.0
+
+
+def test_breaker_malformed_row_costs_only_itself():
+    """App. D: the fraction of the card's rows matched; one bad reply row used to zero the directory."""
+    item = GradingItem(id="b1", env="breaker_label", stratum="random", scorer_verdict="accept",
+                       ground_truth={"main_amps": 200, "entries": CARD}, keys=BREAKER)
+    rows = CARD[1:] + [{"name": "Kitchen", "amps": "20"}]           # 3 good rows + the 4th in the wrong form
+    g = grade_item(item, json.dumps({"adequate": True, "main_amps": 200, "entries": rows}))
+    assert g.field_scores == {"main_amps": 1.0, "entries": 0.75} and not g.in_grammar
+    assert g.doc_score == pytest.approx(0.5 * 1 + 0.5 * 0.75)
+    g = grade_item(item, json.dumps({"adequate": True, "main_amps": 200, "entries": [7, "x", None, {}]}))
+    assert g.field_scores == {"main_amps": 1.0, "entries": 0.0}
 
 
 def test_breaker_main_and_rows_count_half_each():
@@ -289,14 +306,19 @@ def test_documentation_score_tilted_on_all_frames():
     g_brk = grade_item(brk_rej, "{}")
     assert g_acc.field_scores == {"reading_in": 1.0, "gap_in": 0.0, "tilted": 1.0}
     assert g_acc.doc_score == pytest.approx(2 / 3)
-    assert g_rej.field_scores == {"tilted": 1.0} and g_rej.doc_score == 1.0   # only the 'all' key
+    # only the 'all' key is scored on a rejected frame, and App. D's documentation score is over
+    # scorer-accepted frames only, so the rejected frame has a field score but no frame score
+    assert g_rej.field_scores == {"tilted": 1.0} and g_rej.doc_score is None
     assert g_gray.field_scores == {} and g_gray.doc_score is None
     assert g_brk.doc_score is None
     grades = [g_acc, g_rej, g_gray, g_brk]
-    assert documentation_score(grades) == pytest.approx((2 / 3 + 1.0) / 2)
+    assert documentation_score(grades) == pytest.approx(2 / 3)
     fs = field_scores(grades)
     assert fs[("tape_gap", "tilted")] == 1.0 and fs[("tape_gap", "reading_in")] == 1.0
-    assert set_metrics(grades).n_doc_frames == 2
+    assert set_metrics(grades).n_doc_frames == 1
+    g_rej0 = grade_item(rej, tape_reply(adequate=False, tilted=True))          # tilted wrong on the rejected frame
+    assert documentation_score([g_acc, g_rej0]) == pytest.approx(2 / 3)        # unchanged: not a documented frame
+    assert field_scores([g_acc, g_rej0])[("tape_gap", "tilted")] == pytest.approx(0.5)
 
 
 def test_missing_truth_not_scored_and_missing_reply_wrong():

@@ -379,3 +379,17 @@ def test_read_predictions_repairs_only_a_torn_tail(tmp_path):
     p.write_text(good + "\n{not json\n" + good + "\n")
     with pytest.raises(predict.PredictError, match=":2: unreadable"):
         read_predictions(p)
+
+
+def test_read_predictions_keeps_a_good_last_line_without_newline(tmp_path):
+    """A complete answer whose newline was lost is not thrown away (and paid for twice): the
+    shared reader keeps it and `repair` finishes the line, so the next append starts cleanly."""
+    p = tmp_path / "p.jsonl"
+    a = json.dumps({"id": "a", "response": "x", "error": None})
+    b = json.dumps({"id": "b", "response": "y", "error": None})
+    p.write_text(a + "\n" + b)
+    assert set(read_predictions(p, repair=True)) == {"a", "b"}
+    assert p.read_text() == a + "\n" + b + "\n"
+    p.write_text(a + "\n" + '{"model": "m", "response": "no id"}\n' + b + "\n")
+    with pytest.raises(predict.PredictError, match=":2: prediction line without a string id"):
+        read_predictions(p)

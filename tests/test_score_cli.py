@@ -186,7 +186,9 @@ def test_perfect_model_and_dataset_counts(scored):
                       ("recall", 1.0), ("doc_score", 1.0), ("in_grammar", 1.0)):
         assert _est(m, p, metric) == pytest.approx(v, abs=1e-12), metric
     assert m["models"][p]["counts"] == {"n_rejected_random": 4, "n_acceptable": 5, "n_accepted_random": 2,
-                                        "n_doc_frames": 7, "n_acceptability": 9, "n_in_set": 9}
+                                        "n_doc_frames": 5, "n_acceptability": 9, "n_in_set": 9}
+    # App. D: documentation over the 5 scorer-accepted frames only (the rejected tape frames' tilted
+    # answers count in the per-field score below, not in the documentation score)
     ci = m["models"][p]["metrics"]["f1"]
     assert ci["low"] == ci["high"] == 1.0
     assert set(m["models"][p]["field_scores"].values()) == {1.0}
@@ -217,8 +219,11 @@ def test_messy_model_scored_wrong_never_crashes(scored):
     assert _est(m, x, "precision") == pytest.approx(1.0)        # its only random accept (S_A) is right
     assert _est(m, x, "recall") == pytest.approx(0.4)
     assert _est(m, x, "f1") == pytest.approx(2 * 0.4 / 1.4)
-    # doc frames: T_A 0, TP_A1 0, TP_A2 1, S_A 0.5 (gauge off), SP_A 0, T_R1 tilted 0, T_R2 tilted 1
-    assert _est(m, x, "doc_score") == pytest.approx(2.5 / 7)
+    # doc frames (App. D: scorer-accepted only): T_A 0, TP_A1 0, TP_A2 1, S_A 0.5 (gauge off), SP_A 0;
+    # the rejected T_R1 (tilted 0) and T_R2 (tilted 1) count only in the tape_gap/tilted field score
+    assert _est(m, x, "doc_score") == pytest.approx(1.5 / 5)
+    assert m["models"][x]["counts"]["n_doc_frames"] == 5
+    assert m["models"][x]["field_scores"]["tape_gap/tilted"] == pytest.approx(2 / 5)   # TP_A2, T_R2 of 5 tape frames
     assert _est(m, x, "in_grammar") == pytest.approx(4 / 9)     # T_R2, TP_A2, S_A, S_R2 (last line)
     assert m["models"][x]["lenient_in_grammar"] == pytest.approx(5 / 9)  # + the fenced reply
     info = m["models"][x]["predictions"]

@@ -148,10 +148,17 @@ def resolve_workers(cfg: RunConfig) -> tuple[int, int]:
     return workers, threads
 
 
+# The shared render path (camera rig, render passes) for a given scene and pose; bumped
+# when it renders differently. 2: a fresh camera per view (views after a shake view
+# rendered with the shake view's quaternion camera before).
+RENDERER_VERSION = 2
+
+
 def fingerprint(cfg: RunConfig, env) -> dict:
     """What must match for a rerun to resume instead of mixing two configs."""
     q = cfg.quality.model_dump(exclude={"threads"})
-    return {"env": cfg.env, "generator_version": env.version, "seed": cfg.seed, "quality": q}
+    return {"env": cfg.env, "generator_version": env.version, "renderer_version": RENDERER_VERSION,
+            "seed": cfg.seed, "quality": q}
 
 
 def foreign_reason(cfg: RunConfig):

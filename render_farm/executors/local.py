@@ -194,8 +194,11 @@ class LocalExecutor:
             self.startup_times.append(payload)
         elif kind == "record":
             on_record(FrameRecord.model_validate(payload))
-        elif kind == "stopped" or (stopping and kind in ("done", "error")):
+        elif stopping and kind in ("stopped", "done", "error"):
             w.job = None  # an interrupted job is neither a failure nor retried: a rerun resumes it
+        elif kind == "stopped":  # SIGTERM from someone else: the rest of the job is retried
+            job, w.job = w.job, None
+            queue.extend(on_outcome(JobOutcome(job, False, f"worker stopped by SIGTERM during {job.scene_id}")))
         elif kind in ("done", "error"):
             job, w.job = w.job, None
             queue.extend(on_outcome(JobOutcome(job, kind == "done", payload)))

@@ -93,11 +93,14 @@ def plan_jobs(env: str, n: int, views_per_scene: int, stratum: str, done: set[st
     if n_scenes > MAX_SCENES:
         raise ValueError(f"N={n} needs {n_scenes} scenes; a run holds at most {MAX_SCENES} scenes "
                          f"(N <= {max_frames(views_per_scene)} for {views_per_scene} views per scene)")
+    # validated once; each scene's job is a copy (validating 100000 jobs took 14 s)
+    template = SceneJob(env=env, stratum=stratum, scene_index=0, scene_id=scene_id_for(stratum, 0), views=[0],
+                        **job_fields)
     jobs = []
     for s in range(n_scenes):
         views = [v for v in range(views_per_scene) if s * views_per_scene + v < n
                  and frame_id_for(env, stratum, s, v) not in done]
         if views:
-            jobs.append(SceneJob(env=env, stratum=stratum, scene_index=s, scene_id=scene_id_for(stratum, s),
-                                 views=views, **job_fields))
+            jobs.append(template.model_copy(update={"scene_index": s, "scene_id": scene_id_for(stratum, s),
+                                                    "views": views}))
     return jobs

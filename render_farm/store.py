@@ -140,6 +140,8 @@ class RunStore:
             raw = self.records_path.read_bytes()
         except FileNotFoundError:
             return {}, 0
+        except OSError as exc:  # a directory, no permission, ...
+            raise ConfigMismatchError(f"cannot read {self.records_path}: {exc.strerror}") from None
         dropped = 0
         if raw and not raw.endswith(b"\n"):
             raw = raw[: raw.rfind(b"\n") + 1]

@@ -20,7 +20,7 @@ from geometry.raycast import Raycaster, SceneMesh, camera_inside_mesh
 from geometry.scene import SceneState, View
 from formats import atomic
 from render_farm.isp import process_frame, sample_isp_params
-from render_farm.plan import SceneJob, frame_id_for
+from render_farm.plan import SceneJob, frame_id_for, seed_parts
 from formats.records import FrameRecord
 from render_farm.seeds import cycles_seed, derive_seed, rng_for
 from render_farm.store import RunStore
@@ -37,13 +37,16 @@ class InjectedFault(RuntimeError):
     """Raised on purpose by the fault plan (tests of retry and recovery)."""
 
 
+class JobStopped(Exception):
+    """The worker was asked to stop (Ctrl-C): raised between frames, never inside one."""
+
+
 class NoAcceptablePose(RuntimeError):
     """The positive stratum found no acceptable pose of this scene (e.g. its tape leans)."""
 
 
 def _seed_parts(job: SceneJob, redraw: int = 0) -> tuple:
-    base = ("scenebench", job.root_seed, job.env, job.stratum, job.scene_index)
-    return base if redraw == 0 else (*base, "redraw", redraw)
+    return seed_parts(job.root_seed, job.env, job.stratum, job.scene_index, redraw)
 
 
 def scene_id_of(job: SceneJob, redraw: int = 0) -> str:
@@ -99,17 +102,23 @@ def build_scene(job: SceneJob, redraw: int = 0):
     return scene, geo, {"build_s": t_build, "export_s": time.perf_counter() - t0}
 
 
-def run_scene_job(job: SceneJob, emit: Callable[[FrameRecord], None]) -> None:
-    """Build the scene, render the job's views, emit one record per finished frame."""
+def run_scene_job(job: SceneJob, emit: Callable[[FrameRecord], None],
+                  should_stop: Callable[[], bool] = lambda: False) -> None:
+    """Build the scene, render the job's views, emit one record per finished frame;
+    raise JobStopped before the next build or frame once `should_stop()` is true."""
     from blender_envs.core.settings import RenderSettings
 
     _inject_faults(job)
     env = get_environment(job.env)
     remaining, redraw = list(job.views), 0
     while remaining:
+        if should_stop():
+            raise JobStopped(job.scene_id)
         scene, geo, scene_timings = build_scene(job, redraw)
         try:
             for view_index in list(remaining):
+                if should_stop():
+                    raise JobStopped(job.scene_id)
                 _render_view(job, env, env.scorer_module(), RenderSettings.model_validate(job.quality),
                              RunStore(job.run_dir), geo, scene, view_index, emit, scene_timings, redraw)
                 scene_timings = {"build_s": 0.0, "export_s": 0.0}  # counted once per build

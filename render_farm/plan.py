@@ -6,9 +6,16 @@ the ones already in the run store.
 """
 from __future__ import annotations
 
+import re
+
 from pydantic import BaseModel, ConfigDict, Field
 
+from render_farm.seeds import derive_seed
+
 STRATA = ("random", "positive")
+# Scene indices are written with 5 digits so that frame ids sort in frame order; a run
+# holds at most this many scenes (N <= MAX_SCENES * views_per_scene), refused up front.
+MAX_SCENES = 100_000
 
 
 class FaultPlan(BaseModel):
@@ -50,18 +57,50 @@ def frame_id_for(env: str, stratum: str, scene_index: int, view_index: int) -> s
     return f"{env}-{scene_id_for(stratum, scene_index)}-{view_index:02d}"
 
 
+def max_frames(views_per_scene: int) -> int:
+    return MAX_SCENES * views_per_scene
+
+
+def seed_parts(root_seed: int, env: str, stratum: str, scene_index: int, redraw: int = 0) -> tuple:
+    """The prefix of every seed of a scene; a redrawn scene (positive stratum) is another scene."""
+    base = ("scenebench", root_seed, env, stratum, scene_index)
+    return base if redraw == 0 else (*base, "redraw", redraw)
+
+
+def frame_seed(root_seed: int, env: str, stratum: str, scene_index: int, view_index: int, redraw: int = 0) -> int:
+    """The `seed` a FrameRecord carries: a rerun re-derives it to tell whose frame a record is."""
+    return derive_seed(*seed_parts(root_seed, env, stratum, scene_index, redraw), view_index, "frame")
+
+
+_SCENE_ID = re.compile(r"(?P<stratum>[a-z]+)-(?P<index>\d{5,})(?:-r(?P<redraw>[1-9]\d*))?")
+
+
+def parse_scene_id(scene_id: str) -> tuple[str, int, int] | None:
+    """(stratum, scene index, redraw) of a scene id written by the job, or None."""
+    m = _SCENE_ID.fullmatch(scene_id)
+    if m is None:
+        return None
+    return m["stratum"], int(m["index"]), int(m["redraw"] or 0)
+
+
 def plan_jobs(env: str, n: int, views_per_scene: int, stratum: str, done: set[str], **job_fields) -> list[SceneJob]:
     """Scene jobs covering frames 0..n-1 of `stratum`, minus the frames in `done`."""
     if n <= 0:
         raise ValueError(f"N must be a positive number of frames, got {n}")
     if stratum not in STRATA:
         raise ValueError(f"unknown stratum {stratum!r}; choose one of {', '.join(STRATA)}")
-    jobs = []
     n_scenes = -(-n // views_per_scene)
+    if n_scenes > MAX_SCENES:
+        raise ValueError(f"N={n} needs {n_scenes} scenes; a run holds at most {MAX_SCENES} scenes "
+                         f"(N <= {max_frames(views_per_scene)} for {views_per_scene} views per scene)")
+    # validated once; each scene's job is a copy (validating 100000 jobs took 14 s)
+    template = SceneJob(env=env, stratum=stratum, scene_index=0, scene_id=scene_id_for(stratum, 0), views=[0],
+                        **job_fields)
+    jobs = []
     for s in range(n_scenes):
         views = [v for v in range(views_per_scene) if s * views_per_scene + v < n
                  and frame_id_for(env, stratum, s, v) not in done]
         if views:
-            jobs.append(SceneJob(env=env, stratum=stratum, scene_index=s, scene_id=scene_id_for(stratum, s),
-                                 views=views, **job_fields))
+            jobs.append(template.model_copy(update={"scene_index": s, "scene_id": scene_id_for(stratum, s),
+                                                    "views": views}))
     return jobs

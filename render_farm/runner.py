@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import os
 import platform
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -18,13 +21,14 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 from tqdm import tqdm
 
-from blender_envs.core.device_choice import DEVICE_REQUESTS
+from blender_envs.core.device_choice import DEVICE_REQUESTS, DeviceProbeError, NoGpuError, choose_device, probe_devices
 from blender_envs.core.settings import RenderSettings
 from blender_envs.registry import get_environment
 from formats import atomic
 from render_farm.contact_sheet import write_contact_sheet
 from render_farm.executors import JobOutcome, make_executor
-from render_farm.plan import STRATA, FaultPlan, SceneJob, frame_id_for, plan_jobs
+from render_farm.plan import (MAX_SCENES, STRATA, FaultPlan, SceneJob, frame_id_for, frame_seed, max_frames,
+                              parse_scene_id, plan_jobs)
 from formats.records import FrameRecord
 from render_farm.store import RunStore
 
@@ -65,6 +69,7 @@ class RunSummary:
     rendered_now: int
     render_s: float
     worker_startup_s: list[float] = field(default_factory=list)
+    interrupted: bool = False
 
     @property
     def frames_per_s(self) -> float:
@@ -85,6 +90,10 @@ def validate(cfg: RunConfig):
         raise ConfigError(str(exc)) from None
     if cfg.n <= 0:
         raise ConfigError(f"N must be a positive number of frames, got {cfg.n}")
+    if cfg.n > max_frames(env.views_per_scene):
+        raise ConfigError(f"N={cfg.n} is too many frames for one run: a run holds at most {MAX_SCENES} scenes, "
+                          f"i.e. N <= {max_frames(env.views_per_scene)} for {cfg.env} "
+                          f"({env.views_per_scene} views per scene); split it over several OUT or seeds")
     if cfg.device not in DEVICE_REQUESTS:
         raise ConfigError(f"unknown device {cfg.device!r}; choose one of {', '.join(DEVICE_REQUESTS)}")
     if cfg.executor not in EXECUTORS:
@@ -94,7 +103,22 @@ def validate(cfg: RunConfig):
     if not (cfg.workers == "auto" or (isinstance(cfg.workers, int) and cfg.workers >= 1)):
         raise ConfigError(f"WORKERS must be a positive integer or auto, got {cfg.workers!r}")
     _check_writable(Path(cfg.out))
+    _check_device(cfg)
     return env
+
+
+def _check_device(cfg: RunConfig) -> None:
+    """device=gpu: ask Cycles, in a worker-like subprocess, before anything is written (a
+    Ray cluster at an address has its own devices and is not probed from here)."""
+    if cfg.device != "gpu" or (cfg.executor == "ray" and cfg.ray_address):
+        return
+    from render_farm.executors.local import worker_env
+
+    env_vars = worker_env(0, cfg.device) if cfg.executor == "local" else {}
+    try:
+        choose_device(cfg.device, probe_devices(env_vars))
+    except (NoGpuError, DeviceProbeError) as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def _check_writable(out: Path) -> None:
@@ -124,10 +148,68 @@ def resolve_workers(cfg: RunConfig) -> tuple[int, int]:
     return workers, threads
 
 
+# The shared render path (camera rig, render passes) for a given scene and pose; bumped
+# when it renders differently. 2: a fresh camera per view (views after a shake view
+# rendered with the shake view's quaternion camera before).
+RENDERER_VERSION = 2
+
+
 def fingerprint(cfg: RunConfig, env) -> dict:
     """What must match for a rerun to resume instead of mixing two configs."""
     q = cfg.quality.model_dump(exclude={"threads"})
-    return {"env": cfg.env, "generator_version": env.version, "seed": cfg.seed, "quality": q}
+    return {"env": cfg.env, "generator_version": env.version, "renderer_version": RENDERER_VERSION,
+            "seed": cfg.seed, "quality": q}
+
+
+def foreign_reason(cfg: RunConfig):
+    """A check of whether a record can be a frame of this config: its env, its seed
+    (re-derived from the frame's coordinates and the root seed) and its image size."""
+    def reason(rec: FrameRecord) -> str | None:
+        if rec.env != cfg.env:
+            return f"env {rec.env!r}, not {cfg.env!r}"
+        coords = parse_scene_id(rec.scene_id)
+        if coords is None or coords[0] != rec.stratum:
+            return f"scene id {rec.scene_id!r} is not one this farm writes"
+        stratum, scene_index, redraw = coords
+        if rec.frame_id != frame_id_for(cfg.env, stratum, scene_index, rec.view_index):
+            return f"frame id does not match scene {rec.scene_id!r} view {rec.view_index}"
+        if rec.seed != frame_seed(cfg.seed, cfg.env, stratum, scene_index, rec.view_index, redraw):
+            return f"its seed is not one of seed={cfg.seed}"
+        long_side = max(int(rec.camera.get("width", 0)), int(rec.camera.get("height", 0)))
+        if long_side != cfg.quality.long_side_px:
+            return f"long side {long_side} px, not {cfg.quality.long_side_px}"
+        return None
+    return reason
+
+
+class _Interrupts:
+    """Ctrl-C during a run: the first asks the executor to stop after the frames in
+    progress (their records are kept), the second to kill the workers at once."""
+
+    def __init__(self):
+        self.count = 0
+
+    def __call__(self) -> int:
+        return self.count
+
+    def handle(self, signum, frame) -> None:
+        self.count += 1
+        if self.count == 1:
+            print("scenebench: stopping after the frames in progress (Ctrl-C again to stop at once)",
+                  file=sys.stderr, flush=True)
+
+
+@contextmanager
+def _catch_interrupts():
+    stop = _Interrupts()
+    if threading.current_thread() is not threading.main_thread():
+        yield stop
+        return
+    previous = signal.signal(signal.SIGINT, stop.handle)
+    try:
+        yield stop
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _git_commit() -> str | None:
@@ -154,9 +236,13 @@ def render(cfg: RunConfig) -> RunSummary:
     t_start = time.perf_counter()
     store = RunStore(Path(cfg.out) / cfg.env)
     fp = fingerprint(cfg, env)
-    state = store.check_config(fp, cfg.new_run)
+    state, done = store.open_run(fp, cfg.new_run, foreign_reason(cfg))
     store.create()
-    done = store.load_records()
+    with _catch_interrupts() as stop:
+        return _render(cfg, env, store, fp, state, done, t_start, stop)
+
+
+def _render(cfg, env, store, fp, state, done, t_start, stop) -> RunSummary:
     workers, threads = resolve_workers(cfg)
     quality = cfg.quality.model_copy(update={"threads": threads})
     jobs = plan_jobs(cfg.env, cfg.n, env.views_per_scene, cfg.stratum, set(done), root_seed=cfg.seed,
@@ -206,13 +292,13 @@ def render(cfg: RunConfig) -> RunSummary:
         return [job.model_copy(update={"attempt": job.attempt + 1, "views": remaining})]
 
     executor = make_executor(cfg.executor, workers, cfg.max_scenes_per_worker, cfg.device, cfg.ray_address)
-    if jobs:
-        executor.run(jobs, on_record, on_outcome)
+    interrupted = bool(jobs) and executor.run(jobs, on_record, on_outcome, stop)
     bar.close()
 
     records = store.canonicalise_records()
-    write_contact_sheet(store.dir / "contact_sheet.jpg", [_sheet_item(store, r) for r in records],
-                        title=f"{cfg.env}: {len(records)} frames")
+    if not interrupted:
+        write_contact_sheet(store.dir / "contact_sheet.jpg", [_sheet_item(store, r) for r in records],
+                            title=f"{cfg.env}: {len(records)} frames")
     wall = time.perf_counter() - t_start
     verdicts: dict[str, int] = {}
     for r in records:
@@ -224,9 +310,9 @@ def render(cfg: RunConfig) -> RunSummary:
     summary = RunSummary(run_dir=store.dir, frames=len(records), planned=planned, verdicts=verdicts,
                          failed_scenes=sorted(set(failed)), wall_s=wall, rendered_now=len(rendered),
                          render_s=stage_totals.get("render_s", 0.0),
-                         worker_startup_s=list(executor.startup_times))
+                         worker_startup_s=list(executor.startup_times), interrupted=interrupted)
     manifest.update({
-        "status": "complete" if not failed else "complete_with_failures",
+        "status": "interrupted" if interrupted else "complete" if not failed else "complete_with_failures",
         "summary": summary.line(),
         "verdicts": verdicts,
         "failed_scenes": summary.failed_scenes,

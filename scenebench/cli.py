@@ -59,6 +59,9 @@ def cmd_render(args) -> int:
     summary = render(cfg)
     print(f"scenebench: {cfg.env} -> {summary.run_dir}")
     print(f"scenebench: {summary.line()}")
+    if summary.interrupted:
+        print("scenebench: interrupted; rerun the same command to resume", file=sys.stderr)
+        return 130
     if summary.failed_scenes:
         print(f"scenebench: failed scenes (see {summary.run_dir}/failures.jsonl): "
               f"{', '.join(summary.failed_scenes)}")

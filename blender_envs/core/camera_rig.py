@@ -1,4 +1,11 @@
-"""Apply a `CameraPose` (OpenCV data) to a Blender camera: intrinsics, DOF, shake."""
+"""Apply a `CameraPose` (OpenCV data) to a Blender camera: intrinsics, DOF, shake.
+
+Every view gets a freshly created camera and sets every scene-level knob it uses
+(motion blur, shutter, frame) on both branches, so a view renders the same whether it
+is the first view of a fresh worker (a resume or retry) or follows other views; a
+camera reused across views kept e.g. the quaternion rotation mode of an earlier shake
+view and changed the depth of the views after it.
+"""
 from __future__ import annotations
 
 import numpy as np
@@ -7,17 +14,33 @@ from blender_envs.core.bpy_env import bpy  # first: it makes mathutils/bmesh imp
 from mathutils import Matrix  # noqa: E402
 from geometry.camera import CameraPose, blender_camera_from_pose, cv_to_blender_matrix
 
+CAMERA_NAME = "scenebench_camera"
+
+
+def _fresh_camera(scene):
+    """Remove the previous view's camera (object, data, keyframes) and make a new one."""
+    old = bpy.data.objects.get(CAMERA_NAME)
+    if old is not None:
+        data = old.data
+        action = old.animation_data.action if old.animation_data is not None else None
+        bpy.data.objects.remove(old, do_unlink=True)
+        if data is not None and data.users == 0:
+            bpy.data.cameras.remove(data)
+        if action is not None and action.users == 0:
+            bpy.data.actions.remove(action)
+    cam = bpy.data.objects.new(CAMERA_NAME, bpy.data.cameras.new(CAMERA_NAME))
+    scene.collection.objects.link(cam)
+    return cam
+
 
 def apply_camera_pose(scene, pose: CameraPose):
-    """Create/refresh the scene camera so Blender renders exactly `pose`.
+    """Create the scene camera so Blender renders exactly `pose`, and nothing of earlier views.
 
     Hand shake is camera motion over the shutter: keyframes at frame 1 (shutter open)
     and frame 2 (close), with a one-frame shutter starting at frame 1.
     """
-    cam = scene.objects.get("scenebench_camera")
-    if cam is None:
-        cam = bpy.data.objects.new("scenebench_camera", bpy.data.cameras.new("scenebench_camera"))
-        scene.collection.objects.link(cam)
+    scene.frame_set(1)
+    cam = _fresh_camera(scene)
     scene.camera = cam
     data = cam.data
     bc = blender_camera_from_pose(pose)
@@ -42,11 +65,10 @@ def apply_camera_pose(scene, pose: CameraPose):
     else:
         data.dof.use_dof = False
 
-    if cam.animation_data is not None:
-        cam.animation_data_clear()
     start = Matrix(cv_to_blender_matrix(np.asarray(pose.cam_to_world)).tolist())
-    scene.frame_set(1)
     cam.matrix_world = start
+    scene.render.motion_blur_position = "START"
+    scene.render.motion_blur_shutter = 1.0
     if pose.shake_end_cam_to_world is not None:
         end = Matrix(cv_to_blender_matrix(np.asarray(pose.shake_end_cam_to_world)).tolist())
         cam.rotation_mode = "QUATERNION"
@@ -59,8 +81,6 @@ def apply_camera_pose(scene, pose: CameraPose):
             for kp in fc.keyframe_points:
                 kp.interpolation = "LINEAR"
         scene.render.use_motion_blur = True
-        scene.render.motion_blur_position = "START"
-        scene.render.motion_blur_shutter = 1.0
     else:
         scene.render.use_motion_blur = False
     scene.frame_set(1)

@@ -2,6 +2,7 @@
 
 `auto` prefers OptiX > CUDA > HIP > oneAPI > Metal > CPU (BlenderProc/Infinigen order);
 `gpu` insists on a GPU and fails loudly when there is none; `cpu` is always allowed.
+This module never imports bpy: `probe_devices` asks a short subprocess.
 """
 from __future__ import annotations
 
@@ -47,3 +48,36 @@ def choose_device(request: str, available: dict[str, list[str]]) -> DeviceChoice
             f"{', '.join(GPU_PREFERENCE)}; found {found}). Use DEVICE=cpu or DEVICE=auto."
         )
     return DeviceChoice("CPU", tuple(available.get("CPU", ())))
+
+
+PROBE_MARK = "scenebench-devices:"
+_PROBE = ("import json; from blender_envs.core.cycles_setup import available_devices; "
+          f"print({PROBE_MARK!r} + json.dumps(available_devices()), flush=True)")
+
+
+class DeviceProbeError(RuntimeError):
+    pass
+
+
+def probe_devices(env_vars: dict[str, str] | None = None, timeout_s: float = 180.0) -> dict[str, list[str]]:
+    """What Cycles reports in a worker-like process: one short subprocess that imports bpy,
+    so the coordinator can refuse `device=gpu` before it writes anything, without bpy."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = str(Path(__file__).resolve().parents[2])
+    env = {**os.environ, **(env_vars or {})}
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
+    try:
+        out = subprocess.run([sys.executable, "-c", _PROBE], env=env, cwd=root, capture_output=True,
+                             text=True, errors="replace", timeout=timeout_s)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise DeviceProbeError(f"could not ask Blender for its devices: {exc}") from None
+    for line in reversed(out.stdout.splitlines()):
+        if line.startswith(PROBE_MARK):
+            return json.loads(line[len(PROBE_MARK):])
+    last = (out.stderr.strip().splitlines() or ["no output"])[-1]
+    raise DeviceProbeError(f"could not ask Blender for its devices (exit code {out.returncode}: {last})")

@@ -83,8 +83,10 @@ def render_frame(scene, quality: RenderSettings, seed: int | None = None,
         ims.color_depth = "32"
         ims.exr_codec = "ZIP"
         pass_path = os.path.join(tmp, "passes.exr")
-        pass_s = _render_to(scene, pass_path)
-        cam.dof.use_dof, scene.render.use_motion_blur = use_dof, use_mb
+        try:
+            pass_s = _render_to(scene, pass_path)
+        finally:  # the camera's own DOF and motion blur, even if the render raised
+            cam.dof.use_dof, scene.render.use_motion_blur = use_dof, use_mb
         ch = read_exr_channels(pass_path)
         depth = channel(ch, "Depth.Z").astype(np.float32)
         depth[depth >= BACKGROUND_DEPTH] = np.inf

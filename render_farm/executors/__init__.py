@@ -21,8 +21,9 @@ class JobOutcome:
 
 class Executor(Protocol):
     def run(self, jobs: list[SceneJob], on_record: Callable[[FrameRecord], None],
-            on_outcome: Callable[[JobOutcome], list[SceneJob]]) -> None:
-        """Run jobs; `on_outcome` returns jobs to (re)queue, e.g. a retry."""
+            on_outcome: Callable[[JobOutcome], list[SceneJob]], stop: Callable[[], int] = lambda: 0) -> bool:
+        """Run jobs; `on_outcome` returns jobs to (re)queue, e.g. a retry. `stop()` counts
+        the user's Ctrl-Cs; returns True if the run was stopped before all jobs ended."""
 
 
 def make_executor(name: str, workers: int, max_scenes_per_worker: int, device: str, address: str | None = None):

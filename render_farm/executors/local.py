@@ -3,11 +3,17 @@ of scenes (Blender grows across many scene rebuilds), replaced when they die.
 
 Each worker imports bpy once and then takes jobs over a pipe; it sends every finished
 frame's record as soon as it exists, so a crash loses at most the frame in progress.
+
+Ctrl-C reaches every process of the terminal's process group. Workers ignore SIGINT:
+the coordinator decides. On its first Ctrl-C it stops handing out jobs and sends busy
+workers SIGTERM, which a worker takes as "stop after the frame in progress": that
+frame's files and record arrive, nothing is half-done. A second Ctrl-C kills them.
 """
 from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import signal
 import sys
 import time
 import traceback
@@ -17,9 +23,30 @@ from multiprocessing.connection import wait
 from render_farm.executors import JobOutcome
 from render_farm.plan import SceneJob
 
+POLL_S = 0.25  # how often the coordinator looks at its stop flag while waiting on workers
+
+_stop_requested = False
+
+
+def _request_stop(signum, frame) -> None:
+    global _stop_requested
+    _stop_requested = True
+
+
+def worker_env(slot: int, device: str) -> dict[str, str]:
+    """Environment variables of worker `slot` (the device probe uses slot 0's)."""
+    env = {"PYTHONHASHSEED": "0"}
+    if device == "gpu":  # one GPU per worker
+        env["CUDA_VISIBLE_DEVICES"] = str(slot)
+    return env
+
 
 def worker_main(conn, max_scenes: int, env_vars: dict[str, str], log_path: str | None) -> None:
     """Worker process: import bpy once, then run jobs until told to stop or retired."""
+    from render_farm.job import JobStopped
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _request_stop)
     os.environ.update(env_vars)
     # spawn copies the parent's sys.path; if the parent imported bpy, that holds bpy's
     # own scripts/modules folder, whose `bpy` package would shadow the real module
@@ -32,23 +59,29 @@ def worker_main(conn, max_scenes: int, env_vars: dict[str, str], log_path: str |
     t0 = time.perf_counter()
     from render_farm.job import run_scene_job  # imports bpy via the env's builder lazily
     import blender_envs.core.bpy_env  # noqa: F401  (pay the bpy import now, not in the first job)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # again, in case importing Blender set a handler
     conn.send(("ready", time.perf_counter() - t0))
     done = 0
-    while done < max_scenes:
+    while done < max_scenes and not _stop_requested:
         try:
             msg = conn.recv()
         except EOFError:  # the coordinator is gone
             return
-        if msg is None:
+        if msg is None or _stop_requested:
             return
         job = SceneJob.model_validate(msg)
         try:
-            run_scene_job(job, emit=lambda rec: conn.send(("record", job.key, rec.model_dump(mode="json"))))
+            run_scene_job(job, emit=lambda rec: conn.send(("record", job.key, rec.model_dump(mode="json"))),
+                          should_stop=lambda: _stop_requested)
             conn.send(("done", job.key, None))
+        except JobStopped:
+            conn.send(("stopped", job.key, None))
+            return
         except Exception:  # noqa: BLE001 - any scene failure is recorded, never fatal
             conn.send(("error", job.key, traceback.format_exc()))
         done += 1
-    conn.send(("retire", None, None))
+    if not _stop_requested:
+        conn.send(("retire", None, None))
 
 
 class _Worker:
@@ -71,13 +104,8 @@ class LocalExecutor:
         self.startup_times: list[float] = []
         self.worker_deaths = 0
 
-    def _env_for(self, slot: int) -> dict[str, str]:
-        env = {"PYTHONHASHSEED": "0"}
-        if self.device == "gpu":  # one GPU per worker
-            env["CUDA_VISIBLE_DEVICES"] = str(slot)
-        return env
-
-    def run(self, jobs, on_record, on_outcome) -> None:
+    def run(self, jobs, on_record, on_outcome, stop=lambda: 0) -> bool:
+        """Run `jobs`; True if `stop()` (the count of Ctrl-Cs) ended the run early."""
         from formats.records import FrameRecord
 
         ctx = mp.get_context("spawn")
@@ -89,33 +117,44 @@ class LocalExecutor:
 
         slots: dict[int, _Worker] = {}
         startup_failures = 0
+        stopping = False
         try:
-            while queue or any(w.job is not None for w in slots.values()):
-                for slot in range(min(self.workers, max(1, len(queue) + sum(w.job is not None for w in slots.values())))):
-                    if slot not in slots:
-                        slots[slot] = _Worker(ctx, self.max_scenes, self._env_for(slot), log_path(slot))
-                for w in slots.values():
-                    if w.ready and w.job is None and queue:
-                        w.job = queue.popleft()
-                        w.conn.send(w.job.model_dump(mode="json"))
+            while slots if stopping else (queue or any(w.job is not None for w in slots.values())):
+                if stop() and not stopping:
+                    stopping = True
+                    queue.clear()
+                    self._ask_to_stop(slots.values())
+                if stop() >= 2:
+                    for w in slots.values():
+                        w.proc.kill()
+                    break
+                if not stopping:
+                    busy = sum(w.job is not None for w in slots.values())
+                    for slot in range(min(self.workers, max(1, len(queue) + busy))):
+                        if slot not in slots:
+                            slots[slot] = _Worker(ctx, self.max_scenes, worker_env(slot, self.device), log_path(slot))
+                    for w in slots.values():
+                        if w.ready and w.job is None and queue:
+                            w.job = queue.popleft()
+                            w.conn.send(w.job.model_dump(mode="json"))
                 ready = wait([w.conn for w in slots.values() if not w.eof] +
-                             [w.proc.sentinel for w in slots.values()])
+                             [w.proc.sentinel for w in slots.values()], timeout=POLL_S)
                 for slot, w in list(slots.items()):
                     if not w.eof and (w.conn in ready or w.proc.sentinel in ready):
                         try:
                             while w.conn.poll():
-                                self._handle(w, w.conn.recv(), on_record, on_outcome, queue, FrameRecord)
+                                self._handle(w, w.conn.recv(), on_record, on_outcome, queue, FrameRecord, stopping)
                         except (EOFError, OSError):
                             w.eof = True  # the worker closed its end: it has exited or is exiting
                     if not w.proc.is_alive():
                         w.proc.join()
-                        if not w.ready and w.startup_s is None:
+                        if not w.ready and w.startup_s is None and not stopping:
                             startup_failures += 1
                             if startup_failures >= 3:
                                 raise RuntimeError(
                                     f"Blender worker processes exit before becoming ready (exit code "
                                     f"{w.proc.exitcode}); run `python -c 'import bpy'` in the venv to see why")
-                        if w.job is not None:  # died mid-job: record it and requeue
+                        if w.job is not None and not stopping:  # died mid-job: record it and requeue
                             self.worker_deaths += 1
                             job, w.job = w.job, None
                             err = f"worker process died with exit code {w.proc.exitcode} while rendering {job.scene_id}"
@@ -131,14 +170,35 @@ class LocalExecutor:
                 w.proc.join(timeout=10)
                 if w.proc.is_alive():
                     w.proc.kill()
+                    w.proc.join()
+        return stopping
 
-    def _handle(self, w: _Worker, msg, on_record, on_outcome, queue, FrameRecord) -> None:
+    @staticmethod
+    def _ask_to_stop(workers) -> None:
+        """Idle workers get the end-of-jobs message; busy ones SIGTERM (stop after this frame)."""
+        for w in workers:
+            if w.job is not None and w.proc.pid is not None:
+                try:
+                    os.kill(w.proc.pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
+            try:
+                w.conn.send(None)
+            except (OSError, BrokenPipeError):
+                pass
+
+    def _handle(self, w: _Worker, msg, on_record, on_outcome, queue, FrameRecord, stopping: bool) -> None:
         kind, _key, payload = msg if len(msg) == 3 else (msg[0], None, msg[1])
         if kind == "ready":
             w.ready, w.startup_s = True, payload
             self.startup_times.append(payload)
         elif kind == "record":
             on_record(FrameRecord.model_validate(payload))
+        elif stopping and kind in ("stopped", "done", "error"):
+            w.job = None  # an interrupted job is neither a failure nor retried: a rerun resumes it
+        elif kind == "stopped":  # SIGTERM from someone else: the rest of the job is retried
+            job, w.job = w.job, None
+            queue.extend(on_outcome(JobOutcome(job, False, f"worker stopped by SIGTERM during {job.scene_id}")))
         elif kind in ("done", "error"):
             job, w.job = w.job, None
             queue.extend(on_outcome(JobOutcome(job, kind == "done", payload)))

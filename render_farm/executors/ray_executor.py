@@ -33,7 +33,9 @@ class RayExecutor:
         self.startup_times: list[float] = []
         self.worker_deaths = 0
 
-    def run(self, jobs, on_record, on_outcome) -> None:
+    def run(self, jobs, on_record, on_outcome, stop=lambda: 0) -> bool:
+        """Run `jobs`; True if `stop()` (the count of Ctrl-Cs) ended the run early: pending
+        tasks are cancelled, records of tasks already finished are kept."""
         import ray
 
         from formats.records import FrameRecord
@@ -51,7 +53,13 @@ class RayExecutor:
                               max_calls=self.max_scenes, max_retries=0)(_run_collect)
             pending = {task.remote(j.model_dump(mode="json")): j for j in jobs}
             while pending:
-                done, _ = ray.wait(list(pending), num_returns=1)
+                if stop():
+                    for ref in pending:
+                        ray.cancel(ref, force=True)
+                    return True
+                done, _ = ray.wait(list(pending), num_returns=1, timeout=0.25)
+                if not done:
+                    continue
                 ref = done[0]
                 job = pending.pop(ref)
                 try:
@@ -63,6 +71,7 @@ class RayExecutor:
                     on_record(FrameRecord.model_validate(rec))
                 for retry in on_outcome(JobOutcome(job, error is None, error)):
                     pending[task.remote(retry.model_dump(mode="json"))] = retry
+            return False
         finally:
             if started_here:
                 ray.shutdown()

@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # scorers sit above this layer; only the type is named here
     from scorers.protocol import Scorer
 
 PACKAGE = "blender_envs"
-SKIP_PACKAGES = ("blender_envs.core",)   # the shared bpy side declares no environment
+SKIP_PACKAGES = ("core",)   # the shared bpy side (blender_envs.core) declares no environment
 PROMPT_SETS = ("realitybench", "egopathbench")  # packagers/prompts/<set>.yaml
 
 
@@ -89,25 +89,24 @@ def _declared_name(path: Path) -> str | None:
     return None
 
 
-def _walk(package: str, path: list[str]):
+def _walk(package: str, path: list[str], skip: frozenset[str] = frozenset()):
     """(module name, source file) of every module below `package`, sorted by name."""
     for info in sorted(pkgutil.iter_modules(path, package + "."), key=lambda m: m.name):
-        if info.name in SKIP_PACKAGES:
+        if info.name in skip:
             continue
         origin = Path(info.module_finder.path) / (info.name.rsplit(".", 1)[1])
         if info.ispkg:
             yield info.name, origin / "__init__.py"
-            yield from _walk(info.name, [str(origin)])
+            yield from _walk(info.name, [str(origin)], skip)
         else:
             yield info.name, origin.with_suffix(".py")
 
 
-@lru_cache(maxsize=1)
-def _modules() -> dict[str, str]:
-    """name -> module declaring its ENV, found by reading `blender_envs`' sources."""
-    root = Path(__file__).resolve().parent
+def discover(root: Path, package: str = PACKAGE) -> dict[str, str]:
+    """name -> module declaring its ENV, found by reading the sources below `root`
+    (the directory of `package`), in sorted module order; nothing is imported."""
     found: dict[str, str] = {}
-    for module, source in _walk(PACKAGE, [str(root)]):
+    for module, source in _walk(package, [str(root)], frozenset(f"{package}.{p}" for p in SKIP_PACKAGES)):
         if not source.is_file():
             continue
         name = _declared_name(source)
@@ -117,6 +116,11 @@ def _modules() -> dict[str, str]:
             raise RegistryError(f"environment {name!r} is declared twice: {found[name]} and {module}")
         found[name] = module
     return dict(sorted(found.items()))
+
+
+@lru_cache(maxsize=1)
+def _modules() -> dict[str, str]:
+    return discover(Path(__file__).resolve().parent)
 
 
 def known_environments() -> list[str]:

@@ -16,10 +16,8 @@ import pkgutil
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
-
-if TYPE_CHECKING:  # scorers sit above this layer; only the type is named here
-    from scorers.protocol import Scorer
+from types import ModuleType
+from typing import Any, Callable
 
 PACKAGE = "blender_envs"
 SKIP_PACKAGES = ("core",)   # the shared bpy side (blender_envs.core) declares no environment
@@ -60,8 +58,9 @@ class Environment:
         module, func = self.builder.split(":")
         return getattr(importlib.import_module(module), func)
 
-    def scorer_module(self) -> "Scorer":
-        return importlib.import_module(self.scorer)  # type: ignore[return-value]
+    def scorer_module(self) -> ModuleType:
+        """The scorer, a module satisfying `scorers.protocol.Scorer` (the conformance test checks it)."""
+        return importlib.import_module(self.scorer)
 
     def scores_acceptability(self, ground_truth: dict[str, Any]) -> bool:
         """Whether a frame's acceptability is graded: the environment's rule, then the
@@ -152,3 +151,12 @@ def all_environments() -> list[Environment]:
 def measurement_fields() -> frozenset[str]:
     """Every registered environment's `env/key` measurement fields (Fig. 3's third skill)."""
     return frozenset().union(*(e.measurement_fields() for e in all_environments()))
+
+
+def scores_acceptability(env: str, ground_truth: dict[str, Any]) -> bool:
+    """Whether a dataset row's acceptability is graded: its environment's rule
+    (`Environment.scores_acceptability`), or for a name with no environment here (a
+    hand-made dataset) only the frame's own `acceptability_scored: false`."""
+    if env in _modules():
+        return get_environment(env).scores_acceptability(ground_truth)
+    return ground_truth.get("acceptability_scored") is not False

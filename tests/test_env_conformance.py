@@ -105,6 +105,12 @@ def test_env_rules_live_on_the_environment():
     assert not ra.scores_acceptability({"acceptability_scored": False})   # a missing part
     assert ra.scores_acceptability({})
     assert all(get_environment(e).acceptability_scored for e in ENVS)
+    from blender_envs.registry import scores_acceptability
+
+    assert not scores_acceptability("rail_attachment", {"acceptability_scored": False})
+    assert scores_acceptability("tape_gap", {"reading_in": 4.0})
+    assert not scores_acceptability("not_built_yet", {"acceptability_scored": False})
+    assert scores_acceptability("not_built_yet", {})
 
 
 # ------------------------------------------------------------------ per environment

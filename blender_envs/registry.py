@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import importlib
 import pkgutil
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -73,19 +74,32 @@ class Environment:
         return frozenset(f"{self.name}/{k}" for k in self.measurement_keys)
 
 
+_ENV_RE = re.compile(r"^ENV = Environment\(", re.M)
+MAX_ENV_LINES = 200
+
+
+def _env_call(path: Path, text: str, start: int) -> ast.Call:
+    """The `Environment(...)` call of the statement at `start`: the shortest run of lines
+    from there that parses (only that statement is parsed, not the whole module)."""
+    lines = text[start:].splitlines()
+    for n in range(1, min(len(lines), MAX_ENV_LINES) + 1):
+        try:
+            return ast.parse("\n".join(lines[:n]), str(path)).body[0].value
+        except SyntaxError:
+            continue
+    raise RegistryError(f"{path}: cannot read its ENV = Environment(...) statement")
+
+
 def _declared_name(path: Path) -> str | None:
     """The literal `name=` of a top-level `ENV = Environment(...)` in `path`, if any."""
     text = path.read_text(encoding="utf-8")
-    if "ENV = Environment(" not in text:
+    m = _ENV_RE.search(text)
+    if m is None:
         return None
-    for node in ast.parse(text, str(path)).body:
-        if (isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["ENV"]
-                and isinstance(node.value, ast.Call) and getattr(node.value.func, "id", None) == "Environment"):
-            for kw in node.value.keywords:
-                if kw.arg == "name" and isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, str):
-                    return kw.value.value
-            raise RegistryError(f"{path}: ENV = Environment(...) needs a literal name=\"...\"")
-    return None
+    for kw in _env_call(path, text, m.start()).keywords:
+        if kw.arg == "name" and isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, str):
+            return kw.value.value
+    raise RegistryError(f"{path}: ENV = Environment(...) needs a literal name=\"...\"")
 
 
 def _walk(package: str, path: list[str], skip: frozenset[str] = frozenset()):

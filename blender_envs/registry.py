@@ -22,7 +22,6 @@ from typing import Any, Callable
 
 PACKAGE = "blender_envs"
 SKIP_PACKAGES = ("core",)   # the shared bpy side (blender_envs.core) declares no environment
-PROMPT_SETS = ("realitybench", "egopathbench")  # packagers/prompts/<set>.yaml
 
 
 class UnknownEnvironmentError(KeyError):

@@ -161,6 +161,7 @@ def all_environments() -> list[Environment]:
     return [get_environment(n) for n in known_environments()]
 
 
+@lru_cache(maxsize=1)
 def measurement_fields() -> frozenset[str]:
     """Every registered environment's `env/key` measurement fields (Fig. 3's third skill)."""
     return frozenset().union(*(e.measurement_fields() for e in all_environments()))

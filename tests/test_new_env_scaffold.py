@@ -95,3 +95,24 @@ def test_scaffolded_environment_renders_and_passes_its_tests(repo):
     summary = r.stdout.strip().splitlines()[-1]
     assert " passed" in summary and "failed" not in summary and "error" not in summary, summary
     assert int(summary.split()[0]) >= 40, summary      # its 4 tests + ~13 conformance checks + prompts
+
+
+def test_a_failed_write_leaves_the_tree_as_it_was(repo, monkeypatch):
+    """Atomic as a whole: a write failing half-way removes the new files and restores the edited ones."""
+    from formats import atomic
+    from scenebench import scaffold
+
+    before = _tree_digest(repo)
+    real, calls = atomic.write_text, []
+
+    def flaky(path, text):
+        calls.append(path)
+        if len(calls) == 7:       # after the six new files, on the first edited file
+            raise OSError("disk full")
+        return real(path, text)
+
+    monkeypatch.setattr(scaffold.atomic, "write_text", flaky)
+    with pytest.raises(OSError, match="disk full"):
+        scaffold.write("half_written", repo)
+    assert _tree_digest(repo) == before
+    assert not (repo / "blender_envs" / "half_written").exists()

@@ -24,7 +24,7 @@ FORMAT    ?= hf
 DATASETS  ?= datasets
 PYTEST_ARGS ?=
 
-.PHONY: render test bench clean deps export benchmark
+.PHONY: render test bench clean deps export benchmark new-env
 
 deps: $(STAMP)
 
@@ -52,6 +52,10 @@ export: $(STAMP)
 benchmark: $(STAMP)
 	$(VENV)/bin/scenebench benchmark --benchmark $(BENCHMARK) --scale $(SCALE) --out $(OUT) \
 	  --datasets $(DATASETS) --executor $(EXECUTOR) --workers $(WORKERS) --device $(DEVICE)
+
+# make new-env NAME=<name>: scaffold an environment that renders and tests at once
+new-env: $(STAMP)
+	$(PY) -m scenebench.scaffold NAME=$(NAME)
 
 test: $(STAMP)
 	$(PY) -m pytest -p no:cacheprovider $(PYTEST_ARGS)

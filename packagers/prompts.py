@@ -22,8 +22,7 @@ PLACEHOLDERS = ("<technician>", "<requirement>", "<question>", "<keys, each with
 BOOL_GRAMMAR = "true or false (a JSON boolean)"
 NUMBER_GRAMMAR = "a number (JSON number, no units, no quotes)"
 
-ENVIRONMENTS = ("rail_attachment", "tape_gap", "wire_adequacy", "slope_gauge", "equipment_label",
-                "horizon_peak", "breaker_label", "damage_view", "car_view", "car_plate", "ro_board")
+PROMPT_SET = "realitybench"  # registered environments with `Environment.prompts == PROMPT_SET` need an entry
 
 
 class PromptError(ValueError):
@@ -108,6 +107,19 @@ def require_prompts(envs, path: Path = PROMPTS_FILE) -> None:
     missing = set(envs) - set(_load(str(path))[1])
     if missing:
         raise MissingPromptError(missing)
+
+
+def registered_envs() -> list[str]:
+    """The registered environments whose prompt lives in this file (from the registry,
+    not a list kept here): the file must hold an entry for each."""
+    from blender_envs.registry import all_environments
+
+    return [e.name for e in all_environments() if e.prompts == PROMPT_SET]
+
+
+def check_registry(path: Path = PROMPTS_FILE) -> None:
+    """Raise MissingPromptError naming every registered RealityBench environment the file lacks."""
+    require_prompts(registered_envs(), path)
 
 
 def prompts_version(path: Path = PROMPTS_FILE) -> str:

@@ -121,7 +121,7 @@ def card_visibility(geo, spec: BreakerLabelSpec, pose: CameraPose) -> tuple[floa
 
 
 def score_scene(geo, view) -> list[TermResult]:
-    spec = _spec(geo.spec)
+    spec = geo.spec
     return scene_terms(spec, view.pose, card_visibility(geo, spec, view.pose))
 
 
@@ -131,7 +131,7 @@ def score_frame(geo, view, frame) -> list[TermResult]:
 
 def ground_truth(geo, view, frame=None) -> dict:
     """Answer key (main_amps, entries) plus the numbers behind the card's legibility."""
-    spec = _spec(geo.spec)
+    spec = geo.spec
     pose = view.pose
     uv, z = project(card_frame(spec)[:3, 3][None], pose.K_array(), pose.cam_to_world_array())
     gt = {
@@ -147,10 +147,6 @@ def ground_truth(geo, view, frame=None) -> dict:
     if frame is not None:
         gt.update(frame_terms(frame.image, frame.object_index, geo.object_id(CARD_OBJECT))[1])
     return gt
-
-
-def _spec(spec) -> BreakerLabelSpec:
-    return spec if isinstance(spec, BreakerLabelSpec) else BreakerLabelSpec.model_validate(spec)
 
 
 def _r(x, nd: int = 6):

@@ -1,4 +1,9 @@
-"""What a scorer may look at: the scene's data, its exported mesh, a ray caster."""
+"""What a scorer may look at: the scene's data, its exported mesh, a ray caster.
+
+`spec` is the environment's own validated spec model (the farm passes the sampled
+spec; a reader of a stored `SceneState` validates `state.spec` with
+`Environment.spec_model` first), so scorers read typed fields and never re-validate.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -15,6 +20,10 @@ class SceneGeometry:
     state: SceneState
     mesh: SceneMesh
     raycaster: Raycaster
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.spec, SceneSpec):  # a raw dict would fail deep inside a scorer
+            raise TypeError(f"SceneGeometry.spec must be a validated SceneSpec model, got {type(self.spec).__name__}")
 
     def object_id(self, name: str) -> int:
         return self.state.object_by_name(name).id

@@ -55,10 +55,6 @@ _grid_cache: "OrderedDict[tuple, object]" = OrderedDict()
 
 # ------------------------------------------------------------------------- helpers
 
-def _spec(geo) -> IndoorSpec:
-    spec = geo.spec
-    return spec if isinstance(spec, IndoorSpec) else IndoorSpec.model_validate(spec)
-
 
 def scale_of(pose: CameraPose) -> float:
     return max(pose.width, pose.height) / REFERENCE_LONG_SIDE_PX
@@ -127,7 +123,7 @@ def _bbox(mask: np.ndarray) -> list[float] | None:
 
 def view_objects(geo, pose: CameraPose, ids: np.ndarray | None = None) -> tuple[list[TargetInfo], list[dict]]:
     """(targets passing the filters, visible furniture for the language module)."""
-    spec = _spec(geo)
+    spec: IndoorSpec = geo.spec
     if ids is None:
         ids, _ = id_image(geo, pose)
     s = scale_of(pose)
@@ -221,7 +217,7 @@ def ground_truth(geo, view, frame=None, timings: dict | None = None) -> dict:
     from geometry.view_annotation import NoStartError, build_view_annotation
     from scorers.egopath_language import explicit_target_text, intent_request
 
-    spec = _spec(geo)
+    spec: IndoorSpec = geo.spec
     pose = view.pose
     grid = occupancy_grid(geo)
     targets, visible = view_objects(geo, pose)

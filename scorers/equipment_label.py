@@ -44,11 +44,6 @@ _CONTEXT_CATEGORIES = {"module": {"module_backsheet", "module_glass", "module_fr
                        "inverter": {"inverter", "conduit"}}
 
 
-def _spec(geo) -> EquipmentLabelSpec:
-    s = geo.spec
-    return s if isinstance(s, EquipmentLabelSpec) else EquipmentLabelSpec.model_validate(s)
-
-
 def barcode_module_m(spec: EquipmentLabelSpec) -> float:
     lab = spec.label
     return label_texture(lab.brand, lab.model, lab.serial, lab.on, tuple(lab.size_m), lab.row_m)[1]["barcode_module_m"]
@@ -109,7 +104,7 @@ def scene_terms_of(spec, pose, in_frame: float, unocc: float, context: float) ->
 def score_scene(geo, view) -> list[TermResult]:
     from geometry.raycast import frame_and_occlusion_fractions
 
-    spec, pose = _spec(geo), view.pose
+    spec, pose = geo.spec, view.pose
     in_frame, unocc = frame_and_occlusion_fractions(geo.raycaster, label_points(spec.label), geo.object_id(LABEL_OBJECT),
                                                     pose.K_array(), pose.cam_to_world_array(), pose.width, pose.height)
     ids = pixel_grid_ids(geo.raycaster, pose)
@@ -134,7 +129,7 @@ def _r(x, nd: int = 4):
 
 
 def ground_truth(geo, view, frame=None) -> dict:
-    spec, pose = _spec(geo), view.pose
+    spec, pose = geo.spec, view.pose
     lab = spec.label
     row_px, mod_px = resolution_px(spec, pose)
     uv, z = project(label_corners(lab), pose.K_array(), pose.cam_to_world_array())

@@ -45,11 +45,6 @@ BLUR_MAX_PX = 5.0                 # Table 1 caption: sharp at target, as equipme
 BLUR_COLUMNS = (0.1, 0.5, 0.9)    # width fractions of the horizon points checked for blur
 
 
-def _spec(geo) -> HorizonPeakSpec:
-    s = geo.spec
-    return s if isinstance(s, HorizonPeakSpec) else HorizonPeakSpec.model_validate(s)
-
-
 def own_ids(geo) -> np.ndarray:
     """This house: every roof-builder object but the ground (ids 2-99 and >= 200)."""
     g = ROOF_PASS_INDEX["ground"][0]
@@ -171,7 +166,7 @@ def scene_terms_of(horizon: float, own_block: float, skyline: float, bottom_own:
 
 
 def measure(geo, pose: CameraPose) -> dict:
-    spec = _spec(geo)
+    spec = geo.spec
     ids = id_grid(geo.raycaster, pose, grid_step(pose))
     _, ok = skyline_rows(ids)
     bottom = ids[int(round(0.75 * ids.shape[0])):]

@@ -43,11 +43,6 @@ GRID_STEP_PX = 8          # ray-cast every 8th pixel for the glass share
 EDGE_STEP_M = 0.01        # spacing of samples along the frame edges
 
 
-def _spec(geo) -> SlopeGaugeSpec:
-    s = geo.spec
-    return s if isinstance(s, SlopeGaugeSpec) else SlopeGaugeSpec.model_validate(s)
-
-
 def digit_height_px(spec: SlopeGaugeSpec, pose: CameraPose) -> float:
     from geometry.raycast import px_per_unit
 
@@ -146,7 +141,7 @@ def scene_terms_of(spec: SlopeGaugeSpec, pose: CameraPose, in_frame: float, unoc
 def score_scene(geo, view) -> list[TermResult]:
     from geometry.raycast import frame_and_occlusion_fractions
 
-    spec, pose = _spec(geo), view.pose
+    spec, pose = geo.spec, view.pose
     in_frame, unocc = frame_and_occlusion_fractions(
         geo.raycaster, display_points(spec.roof, spec.gauge), geo.object_id(GAUGE_DISPLAY_OBJECT),
         pose.K_array(), pose.cam_to_world_array(), pose.width, pose.height)
@@ -172,7 +167,7 @@ def _r(x, nd: int = 4):
 
 
 def ground_truth(geo, view, frame=None) -> dict:
-    spec, pose = _spec(geo), view.pose
+    spec, pose = geo.spec, view.pose
     text = reading_text(spec.roof, spec.gauge)
     T = display_matrix(spec.roof, spec.gauge)
     uv, z = project(T[:3, 3][None], pose.K_array(), pose.cam_to_world_array())

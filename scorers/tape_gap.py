@@ -19,12 +19,9 @@ the paper gives it no threshold.
 
 The core is pure functions on explicit geometry (`scene_terms`, `frame_terms`,
 `tape_ground_truth`); `score_scene`/`score_frame`/`ground_truth` are thin adapters that
-expect on the scene spec:
-  spec.tape: TapeSpec;
-  spec.edge: the module front-bottom edge as two world points [[x,y,z],[x,y,z]]
-             (or spec.roof.edge);
-  spec.module_gap_m: true perpendicular module-to-roof gap (or spec.roof.module_gap_m);
-and a blade object named `TAPE_BLADE_OBJECT` in the scene state.
+read the validated `TapeGapSpec` (`tape`, `edge`: the module front-bottom edge as two
+world points, `module_gap_m`) and a blade object named `TAPE_BLADE_OBJECT` in the scene
+state.
 """
 from __future__ import annotations
 
@@ -178,22 +175,9 @@ def _r(x, nd: int = 6):
 # ------------------------------------------------------------------------- adapters
 
 def _inputs(spec):
-    """(tape, (p0, p1), module_gap_m) from the scene spec (see the module docstring)."""
-    tape = spec.tape
-    if not isinstance(tape, TapeSpec):
-        tape = TapeSpec.model_validate(tape)
-    roof = getattr(spec, "roof", None)
-    edge = getattr(spec, "edge", None)
-    if edge is None and roof is not None:
-        edge = getattr(roof, "edge", None)
-    gap = getattr(spec, "module_gap_m", None)
-    if gap is None and roof is not None:
-        gap = getattr(roof, "module_gap_m", None)
-    if edge is None or gap is None:
-        raise AttributeError("tape_gap scorer needs spec.edge (or spec.roof.edge) and "
-                             "spec.module_gap_m (or spec.roof.module_gap_m)")
-    p0, p1 = (np.asarray(p, dtype=np.float64) for p in edge)
-    return tape, (p0, p1), float(gap)
+    """(tape, (p0, p1), module_gap_m) of a validated `TapeGapSpec`."""
+    p0, p1 = (np.asarray(p, dtype=np.float64) for p in spec.edge)
+    return spec.tape, (p0, p1), float(spec.module_gap_m)
 
 
 def score_scene(geo, view) -> list[TermResult]:

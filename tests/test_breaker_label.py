@@ -22,9 +22,8 @@ HAVE_TESSERACT = shutil.which("tesseract") is not None
 NO_TESS = "Debian's tesseract-ocr (`tesseract`) is not on PATH: the OCR legibility cross-check needs it"
 
 
-@pytest.fixture(autouse=True)
-def _register(monkeypatch):
-    monkeypatch.setitem(registry._MODULES, "breaker_label", "blender_envs.house.breaker_label")
+def test_is_discovered_by_the_registry():
+    assert registry.environment_module("breaker_label") == "blender_envs.house.breaker_label"
 
 
 def _spec(k=3, **card):

@@ -19,9 +19,8 @@ from conftest import ROOT
 MODULE = "blender_envs.solar.equipment_label"
 
 
-@pytest.fixture(autouse=True)
-def _registered(monkeypatch):
-    monkeypatch.setitem(registry._MODULES, "equipment_label", MODULE)
+def test_is_discovered_by_the_registry():
+    assert registry.environment_module("equipment_label") == MODULE
 
 
 def test_code128b_matches_known_encodings():
@@ -79,13 +78,7 @@ def _built(kind: str, seed: int = 4):
 
 @pytest.fixture(scope="module")
 def inverter_scene():
-    old = dict(registry._MODULES)
-    registry._MODULES["equipment_label"] = MODULE
-    try:
-        yield _built("inverter")
-    finally:
-        registry._MODULES.clear()
-        registry._MODULES.update(old)
+    return _built("inverter")
 
 
 def _pose(spec, eye, target, long_side=640, mode="pinhole", focus=None):

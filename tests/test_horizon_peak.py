@@ -16,9 +16,8 @@ from conftest import ROOT
 MODULE = "blender_envs.solar.horizon_peak"
 
 
-@pytest.fixture(autouse=True)
-def _registered(monkeypatch):
-    monkeypatch.setitem(registry._MODULES, "horizon_peak", MODULE)
+def test_is_discovered_by_the_registry():
+    assert registry.environment_module("horizon_peak") == MODULE
 
 
 def test_sampling_is_deterministic_and_in_range():
@@ -44,22 +43,15 @@ def test_sampling_is_deterministic_and_in_range():
 @pytest.fixture(scope="module")
 def built():
     """A built horizon_peak scene (bpy) and its geometry."""
-    import blender_envs.registry as reg
     from render_farm.job import build_scene
     from render_farm.plan import plan_jobs
 
-    old = dict(reg._MODULES)
-    reg._MODULES["horizon_peak"] = MODULE
-    try:
-        q = yaml.safe_load((ROOT / "configs/render/preview.yaml").read_text())
-        tmp = tempfile.mkdtemp()
-        (Path(tmp) / "scenes").mkdir()
-        job = plan_jobs("horizon_peak", 1, 1, "random", set(), root_seed=3, run_dir=tmp, quality=q, device="cpu")[0]
-        scene, geo, _ = build_scene(job)
-        yield scene, geo
-    finally:
-        reg._MODULES.clear()
-        reg._MODULES.update(old)
+    q = yaml.safe_load((ROOT / "configs/render/preview.yaml").read_text())
+    tmp = tempfile.mkdtemp()
+    (Path(tmp) / "scenes").mkdir()
+    job = plan_jobs("horizon_peak", 1, 1, "random", set(), root_seed=3, run_dir=tmp, quality=q, device="cpu")[0]
+    scene, geo, _ = build_scene(job)
+    return scene, geo
 
 
 def _pose(spec, T, long_side=320):

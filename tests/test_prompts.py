@@ -5,8 +5,14 @@ import re
 
 import pytest
 
-from packagers.prompts import (BOOL_GRAMMAR, ENVIRONMENTS, NUMBER_GRAMMAR, MissingPromptError, get_prompt,
-                               load_prompts, render_prompt, require_prompts)
+from packagers.prompts import (BOOL_GRAMMAR, NUMBER_GRAMMAR, MissingPromptError, check_registry, get_prompt,
+                               load_prompts, registered_envs, render_prompt, require_prompts)
+
+# Table 3's eleven environments (the four vehicle ones are prompts only, not yet rendered).
+PAPER_ENVIRONMENTS = ("rail_attachment", "tape_gap", "wire_adequacy", "slope_gauge", "equipment_label",
+                      "horizon_peak", "breaker_label", "damage_view", "car_view", "car_plate", "ro_board")
+# Every entry: the paper's, plus any registered environment that declares this prompt set.
+ENVIRONMENTS = tuple(sorted(set(PAPER_ENVIRONMENTS) | set(registered_envs())))
 
 # App. C, "The full prompt for tape_gap", copied from the paper; only the PDF's line
 # breaks are joined back with single spaces.
@@ -34,6 +40,14 @@ def test_tape_gap_prompt_is_the_papers_word_for_word():
     assert render_prompt("tape_gap") == PAPER_TAPE_GAP
 
 
+def test_prompt_file_matches_the_registry():
+    """The seven rendered RealityBench environments come from the registry, not a list."""
+    assert {"rail_attachment", "tape_gap", "wire_adequacy", "slope_gauge", "equipment_label", "horizon_peak",
+            "breaker_label"} <= set(registered_envs())
+    assert not {"calib", "egopath"} & set(registered_envs())
+    check_registry()
+
+
 def test_all_eleven_environments_render():
     prompts = load_prompts()
     assert set(prompts) == set(ENVIRONMENTS)
@@ -43,7 +57,8 @@ def test_all_eleven_environments_render():
         assert "  " not in text and "\n" not in text, env            # one paragraph, single spaces
         ep = prompts[env]
         assert text.startswith(f"You are reviewing a photo taken by {ep.technician} to document their work;")
-        assert ep.technician == TECHNICIANS.get(env, "a solar installer")
+        if env in PAPER_ENVIRONMENTS:
+            assert ep.technician == TECHNICIANS.get(env, "a solar installer")
         assert ep.requirement in text and ep.question in text
         assert text.endswith("give your best reading of what is visible.")
 

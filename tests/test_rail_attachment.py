@@ -20,11 +20,10 @@ MODULE = "blender_envs.solar.rail_attachment"
 
 @pytest.fixture(scope="module")
 def registered():
+    """Discovered by the registry (no list to add it to)."""
     import blender_envs.registry as reg
 
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setitem(reg._MODULES, "rail_attachment", MODULE)
-        yield
+    assert reg.environment_module("rail_attachment") == MODULE
 
 
 def _specs(n=300):

@@ -16,9 +16,8 @@ from conftest import ROOT
 MODULE = "blender_envs.solar.slope_gauge"
 
 
-@pytest.fixture(autouse=True)
-def _registered(monkeypatch):
-    monkeypatch.setitem(registry._MODULES, "slope_gauge", MODULE)
+def test_is_discovered_by_the_registry():
+    assert registry.environment_module("slope_gauge") == MODULE
 
 
 def test_lcd_texture_reads_back_the_displayed_text():
@@ -62,14 +61,7 @@ def _built_scene(seed=2, placement=None):
 
 @pytest.fixture(scope="module")
 def glass_scene():
-    import blender_envs.registry as reg
-    old = dict(reg._MODULES)
-    reg._MODULES["slope_gauge"] = MODULE
-    try:
-        yield _built_scene(2, "glass")
-    finally:
-        reg._MODULES.clear()
-        reg._MODULES.update(old)
+    return _built_scene(2, "glass")
 
 
 def _pose(spec, eye, target, long_side=640, mode="pinhole", focus=None):

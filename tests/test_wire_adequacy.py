@@ -19,11 +19,10 @@ MODULE = "blender_envs.solar.wire_adequacy"
 
 @pytest.fixture(scope="module")
 def registered():
+    """Discovered by the registry (no list to add it to)."""
     import blender_envs.registry as reg
 
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setitem(reg._MODULES, "wire_adequacy", MODULE)
-        yield
+    assert reg.environment_module("wire_adequacy") == MODULE
 
 
 def test_spec_is_seeded_and_targets_the_top_rows_lowest_lead():

@@ -266,4 +266,5 @@ ENV = Environment(
     builder="blender_envs.house.breaker_label_build:build",
     scorer="scorers.breaker_label",
     spec_model=BreakerLabelSpec,
+    prompts="realitybench",
 )

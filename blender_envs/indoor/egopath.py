@@ -166,4 +166,5 @@ ENV = Environment(
     builder="blender_envs.indoor.build:build",
     scorer="scorers.egopath_view",
     spec_model=IndoorSpec,
+    prompts="egopathbench",
 )

@@ -200,4 +200,5 @@ ENV = Environment(
     builder="blender_envs.solar.equipment_label_build:build",
     scorer="scorers.equipment_label",
     spec_model=EquipmentLabelSpec,
+    prompts="realitybench",
 )

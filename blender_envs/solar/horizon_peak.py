@@ -207,4 +207,5 @@ ENV = Environment(
     builder="blender_envs.solar.horizon_peak_build:build",
     scorer="scorers.horizon_peak",
     spec_model=HorizonPeakSpec,
+    prompts="realitybench",
 )

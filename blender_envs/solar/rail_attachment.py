@@ -168,4 +168,5 @@ ENV = Environment(
     builder="blender_envs.solar.rail_attachment_build:build",
     scorer="scorers.rail_attachment",
     spec_model=RailAttachmentSpec,
+    prompts="realitybench",
 )

@@ -200,4 +200,5 @@ ENV = Environment(
     builder="blender_envs.solar.slope_gauge_build:build",
     scorer="scorers.slope_gauge",
     spec_model=SlopeGaugeSpec,
+    prompts="realitybench",
 )

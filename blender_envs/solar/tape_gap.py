@@ -108,4 +108,7 @@ ENV = Environment(
     builder="blender_envs.solar.tape_build:build",
     scorer="scorers.tape_gap",
     spec_model=TapeGapSpec,
+    prompts="realitybench",
+    measurement_keys=frozenset({"reading_in", "gap_in"}),  # reading tape measures (Fig. 3)
+    card_default=True,   # the paper's worked example opens the dataset card
 )

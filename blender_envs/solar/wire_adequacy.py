@@ -170,4 +170,5 @@ ENV = Environment(
     builder="blender_envs.solar.wire_adequacy_build:build",
     scorer="scorers.wire_adequacy",
     spec_model=WireAdequacySpec,
+    prompts="realitybench",
 )

@@ -23,8 +23,10 @@ RUNS      ?=
 FORMAT    ?= hf
 DATASETS  ?= datasets
 PYTEST_ARGS ?=
+MODULES   ?=
+MUTANTS_WORKERS ?= 2
 
-.PHONY: render test bench clean deps export benchmark new-env
+.PHONY: render test bench clean deps export benchmark new-env mutants
 
 deps: $(STAMP)
 
@@ -59,6 +61,15 @@ new-env: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest -p no:cacheprovider $(PYTEST_ARGS)
+
+# make mutants [MODULES="scorers/terms.py geometry/"] [MUTANTS_WORKERS=2]: mutation testing (docs/testing.md).
+# Not part of `make test`. Results accumulate in mutants/ (git-ignored); rm -rf mutants for a fresh run.
+mutants: $(STAMP)
+	@$(PY) -c 'import importlib.metadata as m, sys; sys.exit(m.version("mutmut") != "3.8.1")' 2>/dev/null || \
+	  $(PY) -m pip install --quiet -e '.[test,mutants]'
+	$(VENV)/bin/mutmut run --max-children $(MUTANTS_WORKERS) \
+	  $(foreach m,$(MODULES),'$(subst /,.,$(patsubst %/,%,$(basename $(m)))).*')
+	$(PY) scripts/mutants_report.py $(MODULES)
 
 bench: $(STAMP)
 	$(PY) bench/render_overhead.py

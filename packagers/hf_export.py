@@ -33,6 +33,7 @@ from datasets import DatasetInfo, Features, Image, List, SplitDict, SplitInfo, V
 from assets_manifest import load_manifest
 from packagers.prompts import get_prompt, prompts_version, render_prompt, require_prompts
 from formats import atomic
+from formats.benchmark_config import RealityBenchConfig, as_benchmark_dict
 from formats.canonical import canonical_json
 from formats.records import FrameRecord
 
@@ -374,7 +375,7 @@ def export_realitybench(run_dirs: list[Path], out_dir: Path, benchmark_file: Pat
     require_prompts(by_env)  # before any work: names every environment without a prompt
     benchmark = None
     if benchmark_file is not None:
-        benchmark = yaml.safe_load(Path(benchmark_file).read_text(encoding="utf-8"))
+        benchmark = as_benchmark_dict(benchmark_file, RealityBenchConfig)  # path or validated model
         unknown = sorted(set(by_env) - set(benchmark.get("environments") or {}))
         if unknown:
             raise ExportError(f"environment(s) {', '.join(unknown)} not in the benchmark file {benchmark_file}")

@@ -13,10 +13,11 @@ from scenebench.errors import CliError
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="scenebench audit",
-                                description="EgoPathBench App. B audits over an exported dataset and its runs: "
-                                            "swept-corridor obstruction of illegal edges, geometry sensitivity")
+                                description="The dataset's benchmark's supporting audits over the export and its "
+                                            "runs (e.g. swept-corridor obstruction of illegal edges, geometry "
+                                            "sensitivity)")
     p.add_argument("--runs", nargs="+", required=True)
-    p.add_argument("--dataset", required=True, help="exported dataset root (…/egopathbench)")
+    p.add_argument("--dataset", required=True, help="exported dataset root (datasets/<benchmark>)")
     p.add_argument("--predictions", default=None, help="JSONL predictions (default: route-sheet non-edges)")
     p.add_argument("--splits", nargs="+", default=["benchmark"])
     p.add_argument("--out", required=True)

@@ -200,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--report-dir", default=None, help="default: reports/<dataset name>")
     p.add_argument("--prices", default=None, help="price table YAML (default: configs/prices.yaml)")
     p.add_argument("--seed", type=int, default=None,
-                   help="bootstrap seed (default: 0; EgoPathBench: 20260717, as App. A)")
+                   help="bootstrap seed (default: the benchmark's own, as its paper fixes it)")
     p.add_argument("--n-resamples", type=int, default=None, help=argparse.SUPPRESS)
     p.add_argument("--n-paired", type=int, default=2000, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_score)

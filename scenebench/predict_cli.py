@@ -30,7 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-tokens", type=int, help="max_tokens of each request (default 1024)")
     p.add_argument("--temperature", type=float, help="sampling temperature (default: the provider's)")
     p.add_argument("--limit", type=int, help="only the first N items in id order")
-    p.add_argument("--split", help="split to predict (default: the benchmark's, e.g. test; EgoPathBench: benchmark)")
+    p.add_argument("--split", help="split to predict (default: the benchmark's own, e.g. test)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
 

@@ -347,3 +347,15 @@ def test_regeneration_lives_above_the_farm_and_the_packagers():
     for mod in ("packagers/egopath_audits.py", "model_runs/predict.py"):
         src = (ROOT / mod).read_text()
         assert "argparse" not in src and "def main" not in src and "def predict_main" not in src, mod
+
+
+@pytest.mark.parametrize("change, needle", [
+    ({"root_seed": None}, "root_seed: missing field; regeneration needs it"),
+    ({"quality": "ultra"}, "quality: unknown preset 'ultra'; choose one of"),
+    ({"quality": None}, "quality: missing field"),
+])
+def test_regeneration_refuses_an_incomplete_file_before_rendering(tmp_path, capsys, change, needle):
+    path = _bad(tmp_path, **change)
+    _one_line_error(capsys, ["benchmark", "--benchmark", str(path), "--out", str(tmp_path / "out"),
+                             "--datasets", str(tmp_path / "ds")], needle)
+    assert not (tmp_path / "out").exists() and not (tmp_path / "ds").exists()

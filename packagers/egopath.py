@@ -46,7 +46,6 @@ from geometry.egopath_schema import (ROUTE_TASKS, TASKS, TRAVERSABILITY_TASKS, Q
 from packagers.egopath_selection import select_benchmark
 from packagers.hf_export import _lib_versions, _sha256sums, _size_category, writer_settings
 from formats import atomic
-from formats.benchmark_config import EgoPathBenchConfig, as_benchmark_dict
 from formats.records import FrameRecord
 from scorers.egopath import evaluate_route, evaluate_traversability
 from scorers.egopath_language import resolve_explicit, resolve_intent
@@ -485,7 +484,7 @@ def export_egopathbench(runs, out: str | Path, bench_yaml: str | Path | dict | N
     if isinstance(bench_yaml, dict):
         bench = bench_yaml
     elif bench_yaml is not None:
-        bench = as_benchmark_dict(bench_yaml, EgoPathBenchConfig)  # path or validated model
+        bench = yaml.safe_load(Path(bench_yaml).read_text(encoding="utf-8")) or {}
     else:
         bench = {}
     run_dirs = [Path(r) for r in runs]

@@ -6,14 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from formats.benchmark_config import EgoPathBenchConfig, as_benchmark_dict
 from packagers.egopath import EgoPathExportSummary, export_egopathbench
 
 
-def export_release(runs: list[Path], out: str | Path, bench: dict | EgoPathBenchConfig,
+def export_release(runs: list[Path], out: str | Path, bench: dict,
                    log: Callable[[str], None] = print) -> EgoPathExportSummary:
     out = Path(out)
-    bench = bench if isinstance(bench, dict) else as_benchmark_dict(bench, EgoPathBenchConfig)
     opts = bench.get("export") or {}
     summary = export_egopathbench(runs, out, bench)
     log(f"scenebench: {summary.total_questions} questions from {len(runs)} run(s) -> {summary.root}")

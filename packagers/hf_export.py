@@ -33,9 +33,9 @@ from datasets import DatasetInfo, Features, Image, List, SplitDict, SplitInfo, V
 from assets_manifest import load_manifest
 from packagers.prompts import get_prompt, prompts_version, render_prompt, require_prompts
 from formats import atomic
-from formats.benchmark_config import RealityBenchConfig, as_benchmark_dict
 from formats.canonical import canonical_json
 from formats.records import FrameRecord
+from formats.benchmark_config import RealityBenchConfig, as_benchmark_dict
 
 DATASET_NAME = "realitybench"
 SPLIT = "test"

@@ -60,7 +60,7 @@ def test_every_benchmark_file_validates_into_its_model(path):
 
 def test_shipped_values_are_pinned():
     rb = load_config(ROOT / "configs/benchmark/realitybench.yaml", RealityBenchConfig)
-    assert (rb.version, rb.quality, rb.split, len(rb.environments)) == ("1.1.0", "final", "test", 11)
+    assert (rb.quality, rb.split, len(rb.environments)) == ("final", "test", 11)
     assert sum(c.random for c in rb.environments.values()) == 1100
     assert sum(c.positive for c in rb.environments.values()) == 350     # 11 x 100 + 7 x 50 = 1,450 (§4)
     ep = load_config(ROOT / "configs/benchmark/egopathbench.yaml", EgoPathBenchConfig)
@@ -285,7 +285,8 @@ def test_packager_accepts_the_validated_model(tmp_path):
     a = export_realitybench(runs, tmp_path / "a", path)
     b = export_realitybench(runs, tmp_path / "b", load_config(path, RealityBenchConfig))
     assert (a.root / "README.md").read_bytes() == (b.root / "README.md").read_bytes()
-    assert "version `1.1.0`, root seed 0, quality preset `final`" in (a.root / "README.md").read_text()
+    version = yaml.safe_load(path.read_text())["version"]
+    assert f"version `{version}`, root seed 0, quality preset `final`" in (a.root / "README.md").read_text()
 
 
 # ------------------------------------------------------------------ no name tests in generic code
@@ -310,22 +311,66 @@ def _name_literals(path: Path, names: list[str]) -> list[str]:
             if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in skip and pat.search(n.value)]
 
 
-def test_generic_code_never_names_a_benchmark():
-    """Only a benchmark's own module may spell its name; everything else asks the registry."""
-    names = [*known_benchmarks(), "vantage", "vista"]
+def _name_tests(path: Path, names: list[str]) -> list[str]:
+    """Names used as a test: compared (==, !=, in), matched, or as keys of a lookup table."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names_set = set(names)
+
+    def lits(node) -> list[str]:
+        if isinstance(node, ast.Constant) and node.value in names_set:
+            return [node.value]
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            return [v for e in node.elts for v in lits(e)]
+        return []
+
+    hits = []
+    for n in ast.walk(tree):
+        found = []
+        if isinstance(n, ast.Compare):
+            found = [v for side in (n.left, *n.comparators) for v in lits(side)]
+        elif isinstance(n, ast.Dict):
+            found = [v for k in n.keys if k is not None for v in lits(k)]
+        elif isinstance(n, ast.MatchValue):
+            found = lits(n.value)
+        hits += [f"{path}:{n.lineno}: {v!r}" for v in found]
+    return hits
+
+
+def _generic_files() -> list[Path]:
     own = {ROOT / "scenebench/benchmarks" / f"{n}.py" for n in known_benchmarks()}
     files = [p for d in GENERIC for p in sorted((ROOT / d).rglob("*.py")) if p not in own]
     assert len(files) > 20
-    hits = [h for p in files for h in _name_literals(p, names)]
+    return files
+
+
+NAMES = ["realitybench", "egopathbench", "vantage", "vista"]
+# Code generators: their strings are templates of an environment's own modules, not generic code.
+TEMPLATES = {ROOT / "scenebench/scaffold.py"}
+
+
+def test_generic_code_never_tests_for_a_benchmark_name():
+    """No `if name == ...`, `in (...)`, `match` or name-keyed table outside a benchmark's own module."""
+    hits = [h for p in _generic_files() for h in _name_tests(p, NAMES)]
     assert hits == [], "\n".join(hits)
 
 
-def test_the_name_check_catches_a_branch(tmp_path):
+def test_generic_code_never_names_a_benchmark():
+    """Stricter: not even a message or a default spells a name; everything asks the registry."""
+    hits = [h for p in _generic_files() if p not in TEMPLATES for h in _name_literals(p, NAMES)]
+    assert hits == [], "\n".join(hits)
+
+
+def test_the_name_checks_catch_a_branch(tmp_path):
     probe = tmp_path / "probe.py"
     probe.write_text('"""doc mentions egopathbench: allowed."""\nif x == "egopathbench":\n    pass\n'
-                     'y = f"{1}-RealityBench.tsv"\n')
-    hits = _name_literals(probe, known_benchmarks())
-    assert [h.split(": ", 1)[1] for h in hits] == ["'egopathbench'", "'-RealityBench.tsv'"]
+                     'y = f"{1}-RealityBench.tsv"\nSPLITS = {"vista": "test"}\nok = b in ("a", "vantage")\n'
+                     'prompts = "realitybench"\n')
+    def lines(hits):
+        return sorted((int(h.split(":")[1]), h.split(": ", 1)[1]) for h in hits)
+
+    assert lines(_name_literals(probe, NAMES)) == [(2, "'egopathbench'"), (4, "'-RealityBench.tsv'"), (5, "'vista'"),
+                                                  (6, "'vantage'"), (7, "'realitybench'")]
+    assert lines(_name_tests(probe, NAMES)) == [(2, "'egopathbench'"), (5, "'vista'"), (6, "'vantage'")]
 
 
 def _imports(path: Path) -> set[str]:

@@ -58,7 +58,8 @@ def resolve_root(path: str | Path, split: str = SPLIT) -> Path:
     if not path.is_dir():
         raise DatasetError(f"dataset directory {path} does not exist")
     if not _has_configs(path, split):
-        below = [d for d in sorted(path.iterdir()) if d.is_dir() and _has_configs(d, split)]
+        below = [d for d in sorted(path.iterdir())
+                 if d.is_dir() and not d.name.startswith(".") and _has_configs(d, split)]  # not a staging dir
         if len(below) == 1:
             return below[0]
     return path

@@ -142,6 +142,18 @@ def test_dataset_dispatch(tmp_path):
         benchmark_for_dataset(tmp_path / "datasets")
 
 
+def test_model_runs_finds_the_one_export_below_a_parent(tmp_path):
+    from model_runs.dataset_items import resolve_root
+
+    _parquet(tmp_path / "datasets/realitybench/tape_gap/test-00000-of-00001.parquet")
+    _parquet(tmp_path / "datasets/.realitybench.staging/tape_gap/test-00000-of-00001.parquet")   # ignored
+    _parquet(tmp_path / "datasets/egopathbench/point_path/benchmark-00000-of-00001.parquet")
+    assert resolve_root(tmp_path / "datasets") == tmp_path / "datasets/realitybench"
+    assert resolve_root(tmp_path / "datasets", "benchmark") == tmp_path / "datasets/egopathbench"
+    _parquet(tmp_path / "datasets/other/tape_gap/test-00000-of-00001.parquet")
+    assert resolve_root(tmp_path / "datasets") == tmp_path / "datasets"      # two candidates: not guessed
+
+
 def test_audit_dispatches_by_dataset(tmp_path, capsys):
     rb = tmp_path / "realitybench"
     _parquet(rb / "tape_gap/test-00000-of-00001.parquet")

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -251,29 +250,3 @@ def run_audits(run_dirs, dataset_root, out_dir, predictions_path=None, splits=("
         atomic.write_json(path, fn(run_dirs, dataset_root, predictions_path, splits=splits))
         written.append(path)
     return written
-
-
-def main(argv=None) -> int:
-    import argparse
-
-    p = argparse.ArgumentParser(prog="scenebench audit",
-                                description="EgoPathBench App. B audits over an exported dataset and its runs: "
-                                            "swept-corridor obstruction of illegal edges, geometry sensitivity")
-    p.add_argument("--runs", nargs="+", required=True)
-    p.add_argument("--dataset", required=True, help="exported dataset root (…/egopathbench)")
-    p.add_argument("--predictions", default=None, help="JSONL predictions (default: route-sheet non-edges)")
-    p.add_argument("--splits", nargs="+", default=["benchmark"])
-    p.add_argument("--out", required=True)
-    a = p.parse_args(argv)
-    missing = [r for r in [*a.runs, a.dataset] if not Path(r).is_dir()]
-    missing += [a.predictions] if a.predictions and not Path(a.predictions).is_file() else []
-    if missing:
-        print(f"scenebench audit: error: {', '.join(map(str, missing))} does not exist", file=sys.stderr)
-        return 2
-    for path in run_audits([Path(r) for r in a.runs], a.dataset, a.out, a.predictions, tuple(a.splits)):
-        print(path)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

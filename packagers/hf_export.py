@@ -35,6 +35,7 @@ from packagers.prompts import get_prompt, prompts_version, render_prompt, requir
 from formats import atomic
 from formats.canonical import canonical_json
 from formats.records import FrameRecord
+from formats.benchmark_config import RealityBenchConfig, as_benchmark_dict
 
 DATASET_NAME = "realitybench"
 SPLIT = "test"
@@ -374,7 +375,7 @@ def export_realitybench(run_dirs: list[Path], out_dir: Path, benchmark_file: Pat
     require_prompts(by_env)  # before any work: names every environment without a prompt
     benchmark = None
     if benchmark_file is not None:
-        benchmark = yaml.safe_load(Path(benchmark_file).read_text(encoding="utf-8"))
+        benchmark = as_benchmark_dict(benchmark_file, RealityBenchConfig)  # path or validated model
         unknown = sorted(set(by_env) - set(benchmark.get("environments") or {}))
         if unknown:
             raise ExportError(f"environment(s) {', '.join(unknown)} not in the benchmark file {benchmark_file}")

@@ -344,14 +344,14 @@ def test_export_subcommand_lists_skipped_environments(tmp_path):
 
 
 def test_predict_forwards_its_argv(monkeypatch):
-    """`scenebench predict ...` hands every remaining argument, --help included, to model_runs.predict."""
+    """`scenebench predict ...` hands every remaining argument, --help included, to scenebench.predict_cli."""
     import types
 
     from scenebench import cli
 
     seen = []
-    fake = types.ModuleType("model_runs.predict")
+    fake = types.ModuleType("scenebench.predict_cli")
     fake.predict_main = lambda argv: seen.append(argv) or 7
-    monkeypatch.setitem(sys.modules, "model_runs.predict", fake)
+    monkeypatch.setitem(sys.modules, "scenebench.predict_cli", fake)
     assert cli.main(["predict", "--dataset", "d", "--help"]) == 7
     assert seen == [["--dataset", "d", "--help"]]

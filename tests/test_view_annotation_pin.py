@@ -20,7 +20,7 @@ from geometry.camera import CameraPose, PhoneLens, look_at
 from geometry.egopath_schema import GeometryParams, TargetInfo
 from geometry.occupancy import occupancy_from_mesh
 from geometry.raycast import Raycaster, SceneMesh
-from geometry.view_annotation import build_view_annotation
+from geometry.view_annotation import AnnotationParams, build_view_annotation
 
 TABLE = ((-1.6, 2.6, 0.0), (-0.8, 3.4, 0.75))
 CRATE_A = ((0.2, 2.0, 0.0), (1.4, 2.4, 0.4))
@@ -67,7 +67,7 @@ FURNISHED = [(3, "table", TABLE), (4, "crate_a", CRATE_A), (5, "crate_b", CRATE_
 BARRED = [(7, "barrier", BARRIER), (8, "shelf", SHELF)]
 
 
-def _annotate(objects, target_ids, seed, **settings):
+def _annotate(objects, target_ids, seed, timings=None, params=None, **settings):
     mesh = _room(objects)
     grid = occupancy_from_mesh(mesh, {1}, GeometryParams())
     by_id = {oid: (name, lohi) for oid, name, lohi in objects}
@@ -76,7 +76,8 @@ def _annotate(objects, target_ids, seed, **settings):
         mesh=mesh, raycaster=Raycaster(mesh), grid=grid, pose=_pose(), targets=targets, floor_ids=[1],
         obstacle_ids=[2] + [oid for oid, _, _ in objects], rng=np.random.default_rng(seed),
         target_texts={oid: f"the {by_id[oid][0]}" for oid in target_ids},
-        visible_objects=[{"object_id": oid, "name": by_id[oid][0]} for oid in target_ids], **settings)
+        visible_objects=[{"object_id": oid, "name": by_id[oid][0]} for oid in target_ids],
+        params=AnnotationParams(**settings) if params is None else params, timings=timings)
 
 
 CASES = {
@@ -86,7 +87,7 @@ CASES = {
     "explicit_spacing": (FURNISHED, [6, 9], 2, dict(min_spacing_px=22.0, route_spacing_px=15.0, margin_px=10.0,
                                                      snap_m=0.3, nudge_m=0.05, search_m=0.8, clear_px=2.0,
                                                      max_distance_m=6.0)),
-    "geometry_params": (FURNISHED, [3, 6], 1, dict(params=GeometryParams(body_radius_m=0.25, goal_ring_m=0.15))),
+    "geometry_params": (FURNISHED, [3, 6], 1, dict(geometry=GeometryParams(body_radius_m=0.25, goal_ring_m=0.15))),
     "no_display_search": (BARRED, [8], 0, dict(n_surface=3)),
     "display_search": (BARRED, [8], 0, dict(n_surface=3, display_search=True)),
 }
@@ -139,3 +140,15 @@ def test_procedural_scene_ground_truths_are_pinned():
     anns, _, counts = run(2, 2, 0, 320, 8, verbose=False)
     assert counts["views"] == 4
     assert [hashlib.sha256(a.model_dump_json().encode()).hexdigest() for a in anns] == PINNED_SCENES
+
+
+def test_params_model_keeps_the_old_keyword_defaults():
+    assert AnnotationParams().model_dump() == {
+        "geometry": GeometryParams().model_dump(), "n_ground": 12, "n_surface": 4, "sensitive_fraction": 0.25,
+        "min_spacing_px": None, "route_spacing_px": None, "margin_px": None, "max_distance_m": 8.0, "snap_m": 0.25,
+        "nudge_m": 0.10, "search_m": 0.5, "clear_px": 3.0, "display_search": False, "min_target_start_m": 0.0}
+    for bad in (dict(n_ground=-1), dict(n_surface=-1), dict(sensitive_fraction=1.01), dict(typo=1)):
+        with pytest.raises(ValueError):
+            AnnotationParams(**bad)
+    with pytest.raises(TypeError, match="AnnotationParams"):  # the old `params=GeometryParams()` call
+        _annotate(FURNISHED, [3], 0, params=GeometryParams())

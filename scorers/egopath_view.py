@@ -30,9 +30,10 @@ from collections import OrderedDict
 
 import numpy as np
 
-from blender_envs.indoor.layout import IndoorSpec, footprint, point_poly_distance
+from blender_envs.indoor.layout import IndoorSpec, footprint
 from geometry.camera import CameraPose, project
 from geometry.egopath_schema import GeometryParams, TargetInfo
+from geometry.polygons import point_poly_distance
 from geometry.raycast import in_frame_mask, sample_surface, visible_mask
 from scorers.terms import TermResult, flag, term
 

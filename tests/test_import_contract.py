@@ -1,4 +1,4 @@
-"""The layering of docs/ARCHITECTURE.md as data, checked over every module of the repo.
+"""The layering of ../shared/ARCHITECTURE.md as data, checked over every module of the repo.
 
 Every `import` and `from ... import` (also inside functions and `if TYPE_CHECKING:`
 blocks, and relative ones) of every module under the packages below is parsed with `ast`

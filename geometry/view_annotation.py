@@ -134,7 +134,7 @@ def _nearby_cells(grid: OccupancyGrid, cells: np.ndarray, xy, within_m: float) -
     return c[order]
 
 
-class _Clock:
+class StageClock:
     """Adds stage durations into an optional dict (no-op when it is None)."""
 
     def __init__(self, into: dict | None):
@@ -318,7 +318,7 @@ class AnnotationParams(BaseModel):
 
 
 @dataclass(frozen=True)
-class _View:
+class ViewContext:
     """What every stage reads: the validated inputs, the resolved pixel settings, and each
     agent's radius and feasible cells."""
 
@@ -338,7 +338,8 @@ class _View:
         return lambda xy: self.grid.lookup(self.feas_grid[agent], np.atleast_2d(xy), outside=False)
 
 
-def _view(mesh, raycaster, grid, pose, targets, floor_ids, obstacle_ids, target_texts, p: AnnotationParams) -> _View:
+def view_context(mesh, raycaster, grid, pose, targets, floor_ids, obstacle_ids, target_texts,
+                 p: AnnotationParams) -> ViewContext:
     """Check the inputs against each other and resolve the image-relative defaults."""
     rm = raycaster.mesh
     if mesh is not rm and not (np.array_equal(mesh.vertices, rm.vertices)
@@ -362,7 +363,7 @@ def _view(mesh, raycaster, grid, pose, targets, floor_ids, obstacle_ids, target_
                 else min(spacing, max(8.0, round(0.04 * long_side))))
     margin = float(p.margin_px) if p.margin_px is not None else max(4.0, round(0.03 * long_side))
     radius = {a: agent_radius(a, p.geometry) for a in AGENTS}
-    return _View(raycaster=raycaster, grid=grid, pose=pose, floor_ids=floor_ids, obstacle_ids=obstacle_ids, p=p,
+    return ViewContext(raycaster=raycaster, grid=grid, pose=pose, floor_ids=floor_ids, obstacle_ids=obstacle_ids, p=p,
                  spacing=spacing, rspacing=rspacing, margin=margin, radius=radius,
                  feas_grid={a: feasible_mask(grid, radius[a]) for a in AGENTS})
 
@@ -370,13 +371,13 @@ def _view(mesh, raycaster, grid, pose, targets, floor_ids, obstacle_ids, target_
 # ------------------------------------------------------------------ stage 1: markers
 
 @dataclass
-class _Markers:
+class Markers:
     start: Marker
     ground: list[Marker]
     traversability: list[Marker]   # the traversability sheet in display order (start first)
 
 
-def place_markers(v: _View, rng: np.random.Generator) -> _Markers:
+def place_markers(v: ViewContext, rng: np.random.Generator) -> Markers:
     """The start (display id 1), ground candidates (the clearance-sensitive share first) and
     surface negatives, and the traversability sheet's shuffled order."""
     p = v.p
@@ -400,14 +401,14 @@ def place_markers(v: _View, rng: np.random.Generator) -> _Markers:
         min_spacing_px=v.spacing, max_distance_m=p.max_distance_m, margin_px=v.margin,
         min_height_m=max(p.geometry.obstacle_min_z, 0.10), clear_px=p.clear_px)
     others = ground + surface
-    return _Markers(start=start, ground=ground,
+    return Markers(start=start, ground=ground,
                     traversability=[start] + [others[k] for k in rng.permutation(len(others))])
 
 
 # ------------------------------------------------------------------ stage 2: goal regions and planned routes
 
 @dataclass
-class _Plans:
+class RoutePlans:
     route_targets: list[TargetInfo]                        # targets far enough from the start
     route_markers: list[Marker]                            # start, ground, then inserted waypoints
     goal_masks: dict[tuple[int, str], np.ndarray]          # (target id, agent) -> goal cells
@@ -415,7 +416,8 @@ class _Plans:
     planned: dict[tuple[int, str], list[int] | None]       # marker indices of the displayed route
 
 
-def _display_route(v: _View, trial: list[Marker], sparse, agent: str, inner, gm, target_id: int) -> list[int] | None:
+def _display_route(v: ViewContext, trial: list[Marker], sparse, agent: str, inner, gm,
+                   target_id: int) -> list[int] | None:
     """Snap or insert each vertex of the string-pulled route as a displayed waypoint (into
     `trial`); the marker indices of the route, or None when a vertex cannot be shown."""
     p = v.p
@@ -443,12 +445,12 @@ def _display_route(v: _View, trial: list[Marker], sparse, agent: str, inner, gm,
     return idx
 
 
-def plan_routes(v: _View, markers: _Markers, targets: list[TargetInfo], clock: _Clock) -> _Plans:
+def plan_routes(v: ViewContext, markers: Markers, targets: list[TargetInfo], clock: StageClock) -> RoutePlans:
     """Per target (far enough from the start) and agent whose start is not already in its
     goal region: grid search to the goal, string-pulled, each vertex displayed (all or
     nothing per route; optionally a second search over displayable floor)."""
     p, grid, start = v.p, v.grid, markers.start
-    plans = _Plans(route_targets=[t for t in targets
+    plans = RoutePlans(route_targets=[t for t in targets
                                   if _footprint_distance(grid, t.object_id, start.xy) >= p.min_target_start_m],
                    route_markers=[start, *markers.ground], goal_masks={}, start_in_goal={}, planned={})
     shown: dict[str, np.ndarray] = {}  # displayable free cells of the view, computed on demand
@@ -497,14 +499,15 @@ def plan_routes(v: _View, markers: _Markers, targets: list[TargetInfo], clock: _
 # ------------------------------------------------------------------ stage 3: route sheet and feasibility graphs
 
 @dataclass
-class _RouteSheet:
+class RouteSheet:
     order: list[int]                   # marker indices in display order (the start first)
     display: dict[int, int]            # marker index -> display id
     points: dict[int, np.ndarray]      # display id -> floor xy
     graphs: dict[str, nx.Graph]        # agent -> feasibility graph over display ids
 
 
-def connect_route_sheet(v: _View, plans: _Plans, rng: np.random.Generator, clock: _Clock) -> _RouteSheet:
+def connect_route_sheet(v: ViewContext, plans: RoutePlans, rng: np.random.Generator,
+                        clock: StageClock) -> RouteSheet:
     """Number the route sheet (ids after 1 shuffled over ground and inserted waypoints
     together) and build both agents' feasibility graphs over it."""
     perm = rng.permutation(len(plans.route_markers) - 1) + 1
@@ -513,12 +516,13 @@ def connect_route_sheet(v: _View, plans: _Plans, rng: np.random.Generator, clock
     points = {display[i]: np.asarray(plans.route_markers[i].xy) for i in range(len(plans.route_markers))}
     with clock("graphs_s"):
         graphs = {a: feasibility_graph(v.grid, points, v.radius[a], v.p.geometry.corridor_step_m) for a in AGENTS}
-    return _RouteSheet(order=order, display=display, points=points, graphs=graphs)
+    return RouteSheet(order=order, display=display, points=points, graphs=graphs)
 
 
 # ------------------------------------------------------------------ stage 4: verified units and the annotation
 
-def verify_units(v: _View, plans: _Plans, sheet: _RouteSheet, target_texts: dict[int, str]) -> list[RouteUnit]:
+def verify_units(v: ViewContext, plans: RoutePlans, sheet: RouteSheet,
+                 target_texts: dict[int, str]) -> list[RouteUnit]:
     """Goal ids, the reference route (the planned one when verified on its graph, else or
     when shorter the graph's shortest legal route) and shortest length per agent; units
     with no reference for either agent are dropped."""
@@ -559,7 +563,7 @@ def verify_units(v: _View, plans: _Plans, sheet: _RouteSheet, target_texts: dict
     return units
 
 
-def _waypoint(v: _View, d: int, m: Marker) -> Waypoint:
+def _waypoint(v: ViewContext, d: int, m: Marker) -> Waypoint:
     xy = m.xy[None, :]
     c = float(min(v.grid.lookup(v.grid.clearance_m, xy, outside=0.0)[0], CLEARANCE_CAP_M))
     ground_kind = m.kind == "ground"
@@ -571,7 +575,7 @@ def _waypoint(v: _View, d: int, m: Marker) -> Waypoint:
         clearance_m=c)
 
 
-def assemble(v: _View, markers: _Markers, plans: _Plans, sheet: _RouteSheet, units: list[RouteUnit],
+def assemble(v: ViewContext, markers: Markers, plans: RoutePlans, sheet: RouteSheet, units: list[RouteUnit],
              targets: list[TargetInfo], visible_objects: Sequence[dict]) -> ViewAnnotation:
     """Both labelled sheets and the units as one `ViewAnnotation`."""
     trav = Sheet(kind="traversability",
@@ -620,8 +624,8 @@ def build_view_annotation(
     without a text, a floor target, or one without a footprint on the grid)."""
     if not isinstance(params, AnnotationParams):
         raise TypeError(f"params must be AnnotationParams, not {type(params).__name__}")
-    v = _view(mesh, raycaster, grid, pose, targets, floor_ids, obstacle_ids, target_texts, params)
-    clock = _Clock(timings)
+    v = view_context(mesh, raycaster, grid, pose, targets, floor_ids, obstacle_ids, target_texts, params)
+    clock = StageClock(timings)
     markers = place_markers(v, rng)
     plans = plan_routes(v, markers, targets, clock)
     sheet = connect_route_sheet(v, plans, rng, clock)

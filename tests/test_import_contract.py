@@ -61,11 +61,7 @@ BLENDER_MODULES: dict[str, set[str]] = {
 # reason and who removes it. Every chain through an import of that module into that layer
 # is tolerated. Remove an entry when the import is gone: test_allowlist_is_not_stale
 # fails for an entry that no longer matches an import.
-TEMPORARY: dict[tuple[str, str], str] = {
-    ("render_farm.benchmark", "packagers"): "whole-benchmark regeneration sits in the farm and exports "
-        "through the packagers; issue #10 moves it into scenebench/ (helper 'benchmark')",
-    ("render_farm.benchmark", "scenebench"): "as above (it imports the CLI package); moves into scenebench/",
-}
+TEMPORARY: dict[tuple[str, str], str] = {}  # (module, layer) -> reason; empty: the tree keeps the table
 
 
 def layer_of(module: str) -> str:

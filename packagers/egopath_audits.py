@@ -29,6 +29,7 @@ from geometry.occupancy import occupancy_from_mesh
 from geometry.raycast import SceneMesh
 from packagers.egopath import SPLITS, load_questions, read_records
 from formats import atomic
+from formats import dataset_layout as layout
 from scorers.egopath import evaluate_route
 
 # Table S8's variants of the nominal contract (0.30 m radius, 0.05 m grid, 0.10 m ring).
@@ -95,7 +96,7 @@ def route_questions(dataset_root: str | Path, splits=SPLITS) -> list[Question]:
     out = []
     for task in ROUTE_TASKS:
         for split in splits:
-            if (Path(dataset_root) / task / f"{split}-00000-of-00001.parquet").is_file():
+            if (Path(dataset_root) / layout.shard_path(task, split)).is_file():
                 out += load_questions(dataset_root, task, split)
     return sorted(out, key=lambda q: q.question_id)
 

@@ -182,8 +182,12 @@ def read_views(run_dir: str | Path) -> list[View]:
             ann = ViewAnnotation.model_validate(gt)
         except ValueError as exc:
             raise EgoPathExportError(f"{rec.frame_id}: ground truth is not a ViewAnnotation ({exc})") from exc
-        if not (run_dir / rec.image).is_file():
-            raise EgoPathExportError(f"{rec.frame_id}: frame {run_dir / rec.image} missing")
+        try:
+            image = layout.resolve_inside(run_dir, rec.image, f"{rec.frame_id}: image")
+        except layout.LayoutError as exc:
+            raise EgoPathExportError(str(exc)) from None
+        if not image.is_file():
+            raise EgoPathExportError(f"{rec.frame_id}: frame {image} missing")
         views.append(View(run_dir, rec, ann, str(group)))
     return sorted(views, key=lambda v: v.record.frame_id)
 
@@ -341,8 +345,12 @@ def overlay_jpeg(view: View, kind: str) -> bytes:
     from scorers.egopath_overlay import draw_candidates
 
     sheet = view.annotation.traversability if kind == "traversability" else view.annotation.route
-    with PILImage.open(view.run_dir / view.record.image) as im:
-        drawn = draw_candidates(im.convert("RGB"), sheet.waypoints)
+    path = view.run_dir / view.record.image  # inside the run: read_views checked it
+    try:
+        with PILImage.open(path) as im:
+            drawn = draw_candidates(im.convert("RGB"), sheet.waypoints)
+    except OSError as exc:  # truncated or not an image
+        raise EgoPathExportError(f"{path}: frame cannot be decoded ({exc})") from None
     buf = io.BytesIO()
     drawn.convert("RGB").save(buf, format="JPEG", quality=JPEG_QUALITY, optimize=False, progressive=False)
     return buf.getvalue()
@@ -449,6 +457,9 @@ def _card(infos: dict[str, DatasetInfo], counts: dict, bench: dict, stats: Build
     L += ["", f"**Split rule.** split = salted SHA-256 of the scene group (salt `{salt}`), thresholds in the order "
           f"benchmark {fractions.get('benchmark', 0)}, validation {fractions.get('validation', 0)}, train "
           f"{fractions.get('train', 0)}; no group crosses splits. Empty splits are not listed.", "",
+          *([] if any(counts.get(c, {}).get("benchmark") for c in TASKS) else
+            ["**The benchmark split is empty.** Too few scene groups for the split rule to put one in "
+             "`benchmark`: this export has no questions to score, no controls and no audits.", ""]),
           "**Controls (Table S5).** On the benchmark split only: `<route task>_text_only` (same prompt, image null) "
           "and `<route task>_mismatched_overlay` (the overlay of another benchmark question of the same task and "
           "the same number of displayed IDs, from a different scene; the partner is the minimum of "

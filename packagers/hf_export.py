@@ -75,7 +75,9 @@ FIELD_DOCS = {
             "options, scored_on (`acceptable` = scored on scorer-acceptable frames, `all` = on every frame)}",
     "scorer_verdict": "the acceptability scorer's verdict: `accept`, `reject` or `unscored` (the verdict hinges "
                       "only on a gray term; such frames are not scored for acceptability)",
-    "gray": "true when the frame fails at least one term inside that term's gray zone",
+    "gray": "true when the verdict depends only on gray terms (it fails at least one term, and every failing term "
+            "fails inside that term's gray zone); such frames are left out of every score (§4). A frame that "
+            "also fails a hard term is a plain `reject` with `gray` false; `terms` shows its gray failures",
     "terms": "every acceptability term: {name, side (`scene` or `frame`), value (a yes/no term is 1.0/0.0; null = "
              "not computable), threshold, unit, passed, gray}",
     "ground_truth": "JSON object: the answer key for every key in `keys`, plus diagnostics (e.g. tape_gap's "
@@ -119,13 +121,24 @@ def _read_run(run_dir: Path) -> _Run:
     if not man_path.exists():
         raise ExportError(f"{run_dir}: no manifest.json (the card needs its seeds and versions)")
     records = []
-    for n, line in enumerate(rec_path.read_text(encoding="utf-8").splitlines(), 1):
+    try:
+        text = rec_path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ExportError(f"{rec_path}: not UTF-8 ({exc.reason} at byte {exc.start})") from None
+    for n, line in enumerate(text.splitlines(), 1):
         if line.strip():
             try:
                 records.append(FrameRecord.model_validate_json(line))
             except ValueError as exc:
                 raise ExportError(f"{rec_path}:{n}: unreadable record ({exc})") from exc
-    return _Run(run_dir, json.loads(man_path.read_text(encoding="utf-8")), records)
+    if not records:  # a render that wrote no frame: say so rather than export an empty config
+        raise ExportError(f"{run_dir}: records.jsonl holds no frames (the render wrote none); "
+                          "render it again or leave it out of the runs")
+    try:
+        manifest = json.loads(man_path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise ExportError(f"{man_path}: not JSON ({exc})") from None
+    return _Run(run_dir, manifest, records)
 
 
 def _inside(run_dir: Path, rel: str, what: str) -> Path:
@@ -147,6 +160,14 @@ def _scene_spec(run_dir: Path, scene_id: str, cache: dict) -> str:
     return cache[key]
 
 
+def gray_only(terms) -> bool:
+    """The verdict depends only on gray terms: some term fails and every failing term is gray
+    (RealityBench §4: such a frame is not scored). A frame that also fails a hard term is a
+    plain reject, whatever its gray terms say."""
+    failing = [t for t in terms if not t.passed]
+    return bool(failing) and all(t.gray for t in failing)
+
+
 def _term_row(t) -> dict:
     v = t.value
     return {"name": t.name, "side": t.side, "value": None if v is None else float(v), "threshold": t.threshold,
@@ -165,7 +186,7 @@ def _row(run_dir: Path, rec: FrameRecord, scenes: dict) -> dict:
         "question": ep.question,
         "keys": [k.model_dump() for k in ep.keys],
         "scorer_verdict": rec.verdict,
-        "gray": any(t.gray and not t.passed for t in rec.terms),
+        "gray": gray_only(rec.terms),
         "terms": [_term_row(t) for t in rec.terms],
         "ground_truth": canonical_json(rec.ground_truth),
         "scene": _scene_spec(run_dir, rec.scene_id, scenes),

@@ -155,8 +155,12 @@ def read_records(run_dir: str | Path) -> list[FrameRecord]:
     path = Path(run_dir) / "records.jsonl"
     if not path.is_file():
         raise EgoPathExportError(f"{run_dir}: no records.jsonl (not a run store?)")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise EgoPathExportError(f"{path}: not UTF-8 ({exc.reason} at byte {exc.start})") from None
     out = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for n, line in enumerate(text.splitlines(), 1):
         if line.strip():
             try:
                 out.append(FrameRecord.model_validate_json(line))
@@ -501,7 +505,11 @@ def write_egopathbench(runs, dest: str | Path, bench: dict, root: str | Path | N
         raise EgoPathExportError("no run directories given")
     envs = set((bench.get("environments") or {"egopath": {}}))
     for r in run_dirs:
-        for rec in read_records(r):
+        records = read_records(r)
+        if not records:
+            raise EgoPathExportError(f"{r}: records.jsonl holds no frames (the render wrote none); "
+                                     "render it again or leave it out of the runs")
+        for rec in records:
             if rec.env not in envs:
                 raise EgoPathExportError(f"{r}: frame {rec.frame_id} is from env {rec.env!r}, not one of {sorted(envs)}")
     fractions = dict(bench.get("splits") or DEFAULT_FRACTIONS)

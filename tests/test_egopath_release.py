@@ -131,3 +131,17 @@ def test_undecodable_frame_is_one_line(tmp_path):
     with pytest.raises(EgoPathExportError, match="cannot be decoded"):
         export_egopathbench([run], tmp_path / "ds", BENCH)
     assert not (tmp_path / "ds").exists()
+
+
+def test_empty_or_garbled_records_are_one_line(tmp_path):
+    from packagers.egopath import EgoPathExportError, export_egopathbench
+
+    run = make_run(tmp_path / "runs", n_groups=2)
+    good = (run / "records.jsonl").read_bytes()
+    (run / "records.jsonl").write_bytes(good + b"\xff\n")
+    with pytest.raises(EgoPathExportError, match="not UTF-8"):
+        export_egopathbench([run], tmp_path / "ds", BENCH)
+    (run / "records.jsonl").write_text("")
+    with pytest.raises(EgoPathExportError, match="holds no frames"):
+        export_egopathbench([run], tmp_path / "ds", BENCH)
+    assert not (tmp_path / "ds").exists()

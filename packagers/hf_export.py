@@ -3,7 +3,9 @@
 Layout (shared/notes/hf_export.md): `realitybench/<env>/test-0000i-of-0000N.parquet`, one
 config per environment, split `test`; image bytes embedded (HF `Image` feature, declared in
 both the Parquet schema metadata and the card); README.md card with `configs:` and
-`dataset_info:`; ATTRIBUTION.md from the asset manifest; SHA256SUMS over every file.
+`dataset_info:`; ATTRIBUTION.md from the asset manifest; SHA256SUMS over every file. Shard names,
+card header, SHA256SUMS, Parquet writer settings and the staged swap are `formats.dataset_layout`'s.
+Every path a record names is read only if it resolves inside its run directory.
 
 Column encoding (decided here, documented in the card):
 - `keys`: a list of structs, one per `KeySpec` (same shape in every environment, so the
@@ -180,7 +182,8 @@ def _row(run_dir: Path, rec: FrameRecord, scenes: dict) -> dict:
         "id": rec.frame_id,
         "env": rec.env,
         "stratum": rec.stratum,
-        "image": {"bytes": _inside(run_dir, rec.image, f"{rec.frame_id}: image").read_bytes(), "path": Path(rec.image).name},
+        "image": {"bytes": _inside(run_dir, rec.image, f"{rec.frame_id}: image").read_bytes(),
+                  "path": Path(rec.image).name},
         "prompt": render_prompt(rec.env),
         "requirement": ep.requirement,
         "question": ep.question,
@@ -234,7 +237,8 @@ def _card(infos: dict[str, DatasetInfo], runs: list[_Run], excluded: dict[str, i
         "tags": ["synthetic", "blender", "benchmark", "vlm", "realitybench"],
         "configs": [layout.config_entry(e, [SPLIT], default=e == default) for e in envs],
     }
-    L: list[str] = [*layout.card_header(header, {e: infos[e] for e in envs}), "", "# RealityBench (scenebench reproduction)", ""]
+    L: list[str] = [*layout.card_header(header, {e: infos[e] for e in envs}), "",
+                    "# RealityBench (scenebench reproduction)", ""]
     L += ["Procedurally generated, Blender-rendered photos of field documentation work (rooftop solar, "
           "an electrical panel, vehicle intake), each with an acceptability verdict and an answer key "
           "computed from the scene itself. Reproduces RealityBench's 11 environments; every label comes "

@@ -9,6 +9,7 @@ similar triangles: u = cx + f x / z, v = cy - f (height - 4 in) / z.
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -263,3 +264,28 @@ def test_tilt_term_gray_band_reaches_180_deg_when_the_lean_is_hidden():
     # no image lean (hook behind the camera): a lean is a hard fail
     t = tg.tilt_term(make_tape(lean_across=-10.0), pose_at([0.0, -0.4, H], [0.0, -1.0, H]))
     assert (t.passed, t.gray) == (False, False)
+
+
+def _geo(blade_id=7):
+    spec = SimpleNamespace(tape=make_tape(), edge=[list(EDGE[0]), list(EDGE[1])], module_gap_m=2 * INCH_M)
+    return SimpleNamespace(spec=spec, object_id=lambda name: {"tape_blade": blade_id}[name])
+
+
+def test_adapters_read_the_spec_and_the_blade_id():
+    """score_frame / ground_truth(frame) on a frame whose crossing crop is all blade pixels:
+    the count is the crop's area, and another object's id counts nothing."""
+    pose = pose_at([0.0, -0.4, H], [0.0, 0.0, H])
+    u0, v0, u1, v1 = _hand_box(pose, 0.4 - 2e-4)
+    img = np.full((pose.height, pose.width, 3), 128, np.uint8)
+    frame = SimpleNamespace(image=img, object_index=np.full((pose.height, pose.width), 7, np.int32))
+    view = SimpleNamespace(pose=pose)
+    area = (u1 - u0 + 1) * (v1 - v0 + 1)
+    t = tg.score_frame(_geo(7), view, frame)
+    assert len(t) == 1 and t[0].value == area and t[0].passed
+    assert tg.score_frame(_geo(8), view, frame)[0].value == 0.0
+    gt = tg.ground_truth(_geo(7), view, frame)
+    assert gt["crossing_mask_px"] == area and gt["crossing_crop_px"] == [u0, v0, u1, v1]
+    assert gt["crossing_laplacian_var"] == 0.0
+    assert gt["gap_in"] == pytest.approx(2.0) and gt["reading_in"] == pytest.approx(4.0)
+    no_frame = tg.ground_truth(_geo(7), view)
+    assert "crossing_mask_px" not in no_frame and no_frame["gap_in"] == pytest.approx(2.0)

@@ -75,6 +75,15 @@ def test_pixel_grid_ids_sample_every_8th_pixel_centre(spec):
     assert ids.shape == (len(vs), len(us)) == (60, 80)
     cx = pose.K_array()[0, 2]
     assert np.array_equal(ids, np.broadcast_to(np.where(us > cx, 5, 0), ids.shape))
+    # odd step: centres at columns 2, 7, 12, ... (integers); an edge at u = 317.25 falls
+    # between the centre at 317 and where a half-pixel shift would put it (317.5)
+    f = pose.K_array()[0, 0]
+    xe = (317.25 - cx) / f * 2.0
+    edge = trimesh.Trimesh(vertices=[[xe, 2.0, -5.0], [5.0, 2.0, -5.0], [5.0, 2.0, 5.0], [xe, 2.0, 5.0]],
+                           faces=[[0, 1, 2], [0, 2, 3]])
+    ids5 = sg.pixel_grid_ids(Raycaster(SceneMesh.from_trimesh_parts([(5, "edge", edge)])), pose, step=5)
+    assert ids5.shape == (96, 128)
+    assert np.array_equal(ids5[0], np.where(np.arange(2, pose.width, 5) > 317.25, 5, 0))
     ids4 = sg.pixel_grid_ids(rc, pose, step=4)
     assert ids4.shape == (120, 160)
     assert np.array_equal(ids4[0], np.where(np.arange(2, pose.width, 4) > cx, 5, 0))
@@ -119,7 +128,10 @@ def test_scene_terms_of_a_good_view(spec):
     assert t["gauge_yaw"].value == 10.0 and t["gauge_on_module"].value is True
     assert (t["display_in_frame"].value, t["display_unoccluded"].value, t["module_glass_in_frame"].value,
             t["module_edge_visible"].value) == (1.0, 0.95, 0.3, 800.0)
-    assert t["digit_height"].unit == "px" and t["display_view_angle"].unit == "deg" and t["gauge_yaw"].unit == "deg"
+    assert {x.name: x.unit for x in terms} == {
+        "display_in_frame": "", "display_unoccluded": "", "digit_height": "px", "display_view_angle": "deg",
+        "gauge_on_module": "", "gauge_yaw": "deg", "module_glass_in_frame": "", "module_edge_visible": "px",
+        "sharp_at_target": "px"}
     assert verdict_of(terms) == Verdict.ACCEPT
     s_roof = s.model_copy(update={"gauge": s.gauge.model_copy(update={"placement": "roof"})})
     assert verdict_of(sg.scene_terms_of(s_roof, pose, 1.0, 0.95, 0.3, 800.0)) == Verdict.REJECT

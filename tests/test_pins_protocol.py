@@ -88,3 +88,12 @@ def test_contract_parameters_must_be_positional():
                     "m.score_frame: parameter geo needs positional",
                     "m.score_frame: parameter view needs positional",
                     "m.score_frame: parameter frame needs positional"]
+
+
+def test_every_function_is_checked_after_a_bad_one():
+    def short(geo):
+        return []
+    errs = check_scorer(_module(score_scene=short, score_frame=short, ground_truth=short))
+    assert errs == ["m.score_scene('geo',): parameters must start ('geo', 'view')",
+                    "m.score_frame('geo',): parameters must start ('geo', 'view', 'frame')",
+                    "m.ground_truth('geo',): parameters must start ('geo', 'view', 'frame')"]

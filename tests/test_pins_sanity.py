@@ -72,3 +72,12 @@ def test_check_frame_ok_iff_no_reason():
     assert check_frame(good, camera_inside=False).model_dump() == {"ok": True, "reasons": []}
     r = check_frame(np.full((10, 10, 3), 255, np.uint8), camera_inside=True)
     assert r.model_dump() == {"ok": False, "reasons": ["camera inside a mesh", "blown frame"]}
+
+
+def test_black_by_the_99th_percentile_despite_a_few_bright_pixels():
+    """Flat code 12 (mean 0.047 >= 0.03) with 0.5% of pixels white: the 99th percentile is
+    still 0.047 < 0.06, so the frame is black (the maximum would say otherwise)."""
+    img = np.full((100, 100, 3), 12, np.uint8)
+    img.reshape(-1, 3)[:50] = 255
+    assert float(frame_luma(img).mean()) > 0.03
+    assert frame_exposure_problem(img) == REASON_BLACK

@@ -121,3 +121,8 @@ def test_a_boolean_value_stays_a_boolean():
     assert t.value is True and t.passed is True
     t = term("x", "scene", False, ">=", 1)
     assert t.value is False and t.passed is False
+
+
+def test_no_unit_by_default():
+    t = term("crossing_in_frame", "scene", 0.95, ">=", 0.9)
+    assert t.unit == "" and t.threshold == ">= 0.9"

@@ -1,0 +1,119 @@
+"""scorers.breaker_label: view angle, text row pitch, bbox, blur points and answer key for
+a camera placed on the card's normal (pinhole), worked by hand."""
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+import scorers.breaker_label as bl
+from blender_envs.house.breaker_label import CARD_OBJECT, card_frame, card_layout, sample_scene
+from geometry.camera import look_at, pose_for_phone
+
+
+@pytest.fixture(scope="module")
+def spec():
+    return sample_scene(np.random.default_rng(5), "s0", 5)
+
+
+def _pose(spec, d=0.5, angle=0.0, mode="pinhole", focus=None, target=None):
+    M = card_frame(spec)
+    X, n, up = M[:3, 3], M[:3, 2], M[:3, 1]
+    a = math.radians(angle)
+    eye = X + d * (math.cos(a) * n + math.sin(a) * up)
+    return pose_for_phone(spec.phone, "main", 1.0, "landscape", 640, look_at(eye, X if target is None else target),
+                          mode, focus, 1 / 250)
+
+
+def test_view_angle_is_one_sided(spec):
+    M = card_frame(spec)
+    X, n, up = M[:3, 3], M[:3, 2], M[:3, 1]
+    for a in (0.0, 30.0, 44.9, 90.0, 120.0):
+        C = X + 0.5 * (math.cos(math.radians(a)) * n + math.sin(math.radians(a)) * up)
+        assert bl.view_angle(spec, C) == pytest.approx(a, abs=1e-6)
+    assert bl.view_angle(spec, X - 0.5 * n) == pytest.approx(180.0)
+    assert bl.view_angle(spec, X) == pytest.approx(90.0)      # at the centre: no direction
+
+
+def test_text_row_px_is_the_smallest_of_three_rows(spec):
+    pose = _pose(spec, 0.5)
+    f = pose.K_array()[1, 1]
+    pitch = card_layout(spec)["pitch_m"]
+    h = spec.card.height_m
+    # square-on, the rows at +-0.4 h are farther than the centre: depth stays 0.5 (planar),
+    # so all three read f * pitch / 0.5 to first order; the smallest is taken
+    assert bl.text_row_px(spec, pose) == pytest.approx(f * pitch / 0.5, rel=5e-3)
+    # tilted up 40 deg: the bottom row is farther than the top one; the value is the bottom's
+    tilted = _pose(spec, 0.5, 40.0)
+    from geometry.raycast import px_per_unit
+    M = card_frame(spec)
+    rows = [px_per_unit(tilted.K_array(), tilted.cam_to_world_array(), M[:3, 3] + fy * h * M[:3, 1], M[:3, 1], pitch)
+            for fy in (-0.4, 0.0, 0.4)]
+    assert bl.text_row_px(spec, tilted) == pytest.approx(min(rows)) and min(rows) < max(rows)
+    # one row behind the camera: nan, and the term fails
+    behind = _pose(spec, 0.5, target=M[:3, 3] + 2.0 * M[:3, 2])
+    assert math.isnan(bl.text_row_px(spec, behind))
+
+
+def test_card_bbox_fraction_square_on(spec):
+    pose = _pose(spec, 0.5)
+    f = pose.K_array()[0, 0]
+    c = spec.card
+    want = (f * c.width_m / 0.5) * (f * c.height_m / 0.5) / (640 * 480)
+    assert bl.card_bbox_fraction(spec, pose) == pytest.approx(want, rel=0.03)
+    assert bl.card_bbox_fraction(spec, _pose(spec, 0.01)) == pytest.approx(1.0)
+    M = card_frame(spec)
+    assert bl.card_bbox_fraction(spec, _pose(spec, 0.5, target=M[:3, 3] + 2.0 * M[:3, 2])) == 0.0
+
+
+def test_blur_points_grid(spec):
+    P = bl.blur_points(spec)
+    M = card_frame(spec)
+    c = spec.card
+    assert P.shape == (9, 3)
+    local = (P - M[:3, 3]) @ M[:3, :3]
+    assert np.allclose(local[:, 2], 0.0)
+    assert sorted(set(np.round(local[:, 0] / c.width_m, 9))) == [-0.4, 0.0, 0.4]
+    assert sorted(set(np.round(local[:, 1] / c.height_m, 9))) == [-0.4, 0.0, 0.4]
+    assert bl.blur_at_card_px(spec, _pose(spec)) == 0.0
+    locked = _pose(spec, 0.5, mode="locked_elsewhere", focus=5.0)
+    from geometry.camera import blur_at_target_px
+    assert bl.blur_at_card_px(spec, locked) == pytest.approx(max(blur_at_target_px(locked, p) for p in P))
+    assert bl.blur_at_card_px(spec, locked) > blur_at_target_px(locked, M[:3, 3]) - 1e-9
+
+
+def test_frame_terms_and_checks():
+    img = np.full((20, 20, 3), 200, np.uint8)
+    idx = np.zeros((20, 20), np.int32)
+    idx[2:12, 2:18] = 3
+    img[5:8, 5:15] = 20
+    terms, checks = bl.frame_terms(img, idx, 3)
+    assert [t.name for t in terms] == ["text_contrast", "card_saturated"] and checks == {"card_mask_px": 160}
+    assert terms[0].passed and terms[1].passed and terms[1].value == 0.0
+
+
+def test_ground_truth(spec):
+    pose = _pose(spec, 0.5)
+    idx = np.zeros((pose.height, pose.width), np.int32)
+    idx[:5, :4] = 9
+    geo = SimpleNamespace(spec=spec, object_id=lambda name: {CARD_OBJECT: 9}[name])
+    frame = SimpleNamespace(image=np.zeros((pose.height, pose.width, 3), np.uint8), object_index=idx)
+    gt = bl.ground_truth(geo, SimpleNamespace(pose=pose), frame)
+    assert gt["main_amps"] == spec.main_amps and gt["card_style"] == spec.card.style
+    assert gt["entries"] == [{"name": e.name, "amps": e.amps} for e in spec.entries]
+    assert gt["view_angle_deg"] == pytest.approx(0.0, abs=1e-5) and gt["card_distance_m"] == pytest.approx(0.5)
+    K = pose.K_array()
+    assert gt["target_center_px"] == pytest.approx([K[0, 2], K[1, 2]], abs=1e-5)
+    assert gt["text_row_px"] == round(bl.text_row_px(spec, pose), 6) and gt["blur_at_card_px"] == 0.0
+    assert gt["card_mask_px"] == 20
+    assert "card_mask_px" not in bl.ground_truth(geo, SimpleNamespace(pose=pose))
+    M = card_frame(spec)
+    far = bl.ground_truth(geo, SimpleNamespace(pose=_pose(spec, 0.5, target=M[:3, 3] + 2.0 * M[:3, 2])))
+    assert far["target_center_px"] is None and far["text_row_px"] is None
+
+
+def test_r():
+    assert bl._r(None) is None and bl._r(float("nan")) is None and bl._r(0.1234567) == 0.123457
+    assert bl._r(2.25, 1) == 2.2

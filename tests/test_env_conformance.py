@@ -192,6 +192,7 @@ def built(tmp_path_factory):
     return get
 
 
+@pytest.mark.render  # builds each scene in Blender: left out of the mutation runs
 @pytest.mark.parametrize("name", ENVS)
 def test_scene_terms_and_answer_keys_of_a_sampled_view(name, built):
     env = get_environment(name)

@@ -97,7 +97,20 @@ def test_usage_of_record_openai_completion_minus_reasoning():
     rec = {"usage": {"prompt_tokens": None, "input_tokens": 4, "completion_tokens": 5,
                      "thinking_tokens": None, "reasoning_tokens": 2}}
     assert c.usage_of_record(rec) == c.Usage(prompt_tokens=4, output_tokens=3, thinking_tokens=2)
+    # OpenAI Responses style: output_tokens includes output_tokens_details.reasoning_tokens
     rec = {"usage": {"input_tokens": 4, "output_tokens": 6, "output_tokens_details": {"reasoning_tokens": 2}}}
+    assert c.usage_of_record(rec) == c.Usage(prompt_tokens=4, output_tokens=4, thinking_tokens=2)
+    rec = {"usage": {"input_tokens": 4, "output_tokens": 1, "output_tokens_details": {"reasoning_tokens": 2}}}
+    assert c.usage_of_record(rec) == c.Usage(prompt_tokens=4, output_tokens=0, thinking_tokens=2)
+    rec = {"usage": {"input_tokens": 4, "output_tokens": 6, "output_tokens_details": {"reasoning_tokens": -2}}}
+    assert c.usage_of_record(rec) is False
+    rec = {"usage": {"input_tokens": 4, "output_tokens": "6", "output_tokens_details": {"reasoning_tokens": 2}}}
+    assert c.usage_of_record(rec) is False
+    # the project's own format: output_tokens is the visible reply, thinking_tokens apart
+    rec = {"usage": {"prompt_tokens": 4, "output_tokens": 6, "thinking_tokens": 2}}
+    assert c.usage_of_record(rec) == c.Usage(prompt_tokens=4, output_tokens=6, thinking_tokens=2)
+    rec = {"usage": {"input_tokens": 4, "output_tokens": 6, "reasoning_tokens": 2,
+                     "output_tokens_details": {"reasoning_tokens": 5}}}
     assert c.usage_of_record(rec) == c.Usage(prompt_tokens=4, output_tokens=6, thinking_tokens=2)
     rec = {"usage": {"prompt_tokens": 1, "completion_tokens": 5, "completion_tokens_details": "x"}}
     assert c.usage_of_record(rec) == c.Usage(prompt_tokens=1, output_tokens=5, thinking_tokens=0)

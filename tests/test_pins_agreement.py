@@ -81,6 +81,7 @@ def test_rater_vs_majority_min_others():
     assert one["a"].n == 2 and one["a"].agreement == 0.5     # f3: a vs {y}
     none = ag.rater_vs_majority({"f": {"a": 1, "b": 1}})
     assert none["a"].agreement is None and none["a"].n == 0
+    assert list(none) == ["a", "b"] and none["b"].n == 0     # every rater is listed, even with nothing compared
 
 
 @pytest.mark.parametrize("v,want", [

@@ -166,6 +166,7 @@ def test_load_prediction_file_and_warnings(tmp_path):
     f = ei.load_prediction_file(p)
     assert f.replies == {"q1": "[2]", "q2": "caf\ufffd"} and f.model == "a" and f.model_names == ["a", "b"]
     assert f.unreadable_lines == [3, 6, 7, 8, 9, 10, 11] and f.no_id_lines == 1 and f.torn_last_line
+    assert f.n_lines == 12 and f.duplicate_ids == ["q1"] and f.invalid_utf8_lines == [5]
     w = ei.file_warnings(f)
     assert w == [f"{p}: torn last line ignored",
                  f"{p}: 7 unreadable line(s) skipped (line 3, 6, 7, 8, 9)",

@@ -86,3 +86,9 @@ def test_write_predictions(tmp_path):
     assert p.read_text() == ('{"id": "a", "model": "baseline:x", "response": "[1]"}\n'
                              '{"id": "z", "model": "baseline:x", "response": "[2]"}\n')
     assert sorted(x.name for x in p.parent.iterdir()) == ["b.jsonl"]
+
+
+def test_straight_to_nearest_goal_answers_every_question_in_a_list():
+    qs = [q("t", task="point_traversability"), q("s", start=3), q("a"), q("nostart", start=None)]
+    out = eb.straight_to_nearest_goal(qs)
+    assert out == {"t": "[1, 2, 3, 4, 5]", "s": "[3]", "a": "[1, 4]", "nostart": "[1, 2, 3, 4, 5]"}

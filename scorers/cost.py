@@ -127,6 +127,12 @@ def usage_of_record(rec: dict) -> Usage | None | bool:
         thinking = details.get("reasoning_tokens")
     if "output_tokens" in u and "completion_tokens" not in u:
         output = u["output_tokens"]
+        if _first(u, "thinking_tokens", "reasoning_tokens") is None and thinking is not None:
+            # Responses-API style: output_tokens counts the reasoning of output_tokens_details too
+            o, t = _count(output), _count(thinking)
+            if o is None or t is None:
+                return False
+            output = max(o - t, 0)
     elif "completion_tokens" in u:  # one count for reply + thinking: reply = count - thinking
         c, t = _count(u["completion_tokens"]), _count(thinking or 0)
         if c is None or t is None:

@@ -1,0 +1,126 @@
+"""Pinned thresholds and grammar of scorers/egopath_language.py with literal distances (0.5 m
+nearest/farthest margin, 1.2 m next-to radius), not the module's own constants."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from scorers import egopath_language as el
+
+
+def obj(i, cat, colour="red", size="", dist=2.0, xy=(0.0, 0.0)):
+    return {"object_id": i, "name": f"{cat}_{i}", "category": cat, "color": colour, "size_word": size,
+            "distance_m": dist, "bbox_px": [0, 0, 9, 9], "centre_xy": list(xy)}
+
+
+def test_constants():
+    assert el.DISTANCE_MARGIN_M == 0.5 and el.NEXT_TO_M == 1.2 and el.SIZE_WORDS == ("small", "large")
+    assert el.CUE_SEP == "; take me to the "
+
+
+@pytest.mark.parametrize("other,unique", [(2.51, True), (2.49, False), (3.0, True)])
+def test_nearest_margin_literal(other, unique):
+    objs = [obj(1, "chair", dist=2.0), obj(2, "chair", dist=other)]
+    got = el.resolve_explicit("the chair nearest to you", objs)
+    assert got == ([1] if unique else [1, 2])
+    assert el.resolve_explicit("chair closest to you", objs) == got
+
+
+@pytest.mark.parametrize("other,unique", [(3.49, True), (3.51, False)])
+def test_farthest_margin_literal(other, unique):
+    objs = [obj(1, "chair", dist=4.0), obj(2, "chair", dist=other)]
+    assert el.resolve_explicit("chair farthest from you", objs) == ([1] if unique else [1, 2])
+
+
+def test_distance_cue_needs_every_distance():
+    objs = [obj(1, "chair", dist=2.0), obj(2, "chair", dist=None)]
+    assert el.resolve_explicit("chair nearest to you", objs) == []
+    assert el.resolve_explicit("sofa nearest to you", objs) == []
+
+
+@pytest.mark.parametrize("dx,near", [(1.2, True), (1.19, True), (1.21, False)])
+def test_next_to_radius_literal(dx, near):
+    objs = [obj(1, "chair", xy=(0.0, 0.0)), obj(2, "chair", xy=(0.0, 5.0)), obj(3, "bed", xy=(dx, 0.0))]
+    assert el.resolve_explicit("chair next to the bed", objs) == ([1] if near else [])
+
+
+def test_next_to_uses_floor_plane_distance_and_unique_anchor():
+    objs = [obj(1, "chair", xy=(0.0, 0.0)), obj(2, "bed", "blue", xy=(0.72, 0.96)), obj(3, "bed", "white", xy=(9, 9))]
+    assert el.resolve_explicit("chair next to the blue bed", objs) == [1]     # hypot(.72, .96) = 1.2
+    assert el.resolve_explicit("chair next to the bed", objs) == []            # two beds: anchor ambiguous
+    assert el.resolve_explicit("chair next to the green bed", objs) == []
+    no_xy = [obj(1, "chair"), {**obj(2, "bed"), "centre_xy": None}]
+    assert el.resolve_explicit("chair next to the bed", no_xy) == []
+
+
+def test_modifiers_size_first_and_colours():
+    objs = [obj(1, "chair", "light grey", "small"), obj(2, "chair", "light grey", "large"), obj(3, "chair", "red")]
+    assert el.resolve_explicit("the small light grey chair", objs) == [1]
+    assert el.resolve_explicit("light grey small chair", objs) == []          # size must come first
+    assert el.resolve_explicit("light grey chair", objs) == [1, 2]
+    assert el.resolve_explicit("large chair", objs) == [2]
+    assert el.resolve_explicit("The Red Chair.", objs) == [3]
+    assert el.resolve_explicit('"red chair!"', objs) == [3]
+    assert el.resolve_explicit("red   chair", objs) == [3]
+    assert el.resolve_explicit("red", objs) == []
+    assert el.resolve_explicit("chair", objs) == [1, 2, 3]
+
+
+def test_nouns():
+    assert el.noun_of("tv_stand") == "TV stand" and el.noun_of("tv") == "TV"
+    assert el.noun_of("coffee_table") == "coffee table" and el.noun_of("chair") == "chair"
+    objs = [obj(1, "coffee_table"), obj(2, "table")]
+    assert el.resolve_explicit("coffee table", objs) == [1]
+    assert el.resolve_explicit("table", objs) == [2]
+    assert el.resolve_explicit("the TV stand", [obj(4, "tv_stand")]) == [4]
+
+
+def test_intent_category_and_resolution():
+    assert el.intent_category("I need to throw this wrapper away") == "bin"
+    assert el.intent_category("I want to nap and watch TV") is None            # two categories
+    assert el.intent_category("books") == "shelf"
+    assert el.intent_category("bookshelf") is None                              # word boundaries
+    assert el.intent_category("nothing here") is None
+    objs = [obj(1, "bed", "blue", dist=2.0), obj(2, "bed", "white", dist=2.6, xy=(5.0, 5.0)), obj(3, "lamp", xy=(0.5, 0.0))]
+    req = "I'm exhausted and want to take a nap"
+    assert el.resolve_intent(req + "; take me to the one", objs) == [1, 2]
+    assert el.resolve_intent(req + "; take me to the blue one", objs) == [1]
+    assert el.resolve_intent(req + "; take me to the one nearest to me", objs) == [1]
+    assert el.resolve_intent(req + "; take me to the one farthest from me", objs) == [2]
+    assert el.resolve_intent(req + "; take me to the one next to the lamp", objs) == [1]
+    assert el.resolve_intent(req + "; take me to the one nearest to you", objs) == []
+    assert el.resolve_intent(req + "; take me to the one behind the lamp", objs) == []
+    assert el.resolve_intent(req + "; take me to the thing", objs) == []
+    assert el.resolve_intent(req + "; take me to the blue small one", objs) == []
+    assert el.resolve_intent(req, objs) == []
+    assert el.resolve_intent("Hello; take me to the one", objs) == []
+
+
+def test_generators_pick_simplest_unique_phrase():
+    objs = [obj(1, "chair", "red", "small", 2.0, (0, 0)), obj(2, "chair", "red", "large", 2.2, (5, 5)),
+            obj(3, "bed", "blue", "", 3.0, (1.0, 0.0))]
+    assert el.explicit_target_text(3, objs) == "bed"
+    assert el.explicit_target_text(1, objs) == "small chair"
+    cands = el.explicit_candidates(1, objs)
+    assert cands[:4] == ["chair", "red chair", "small chair", "small red chair"]
+    assert "chair next to the bed" in cands and cands.index("chair nearest to you") < cands.index(
+        "chair next to the bed")
+    twins = [obj(1, "chair"), obj(2, "chair")]
+    assert el.explicit_target_text(1, twins) is None
+    with pytest.raises(ValueError):
+        el.explicit_target_text(9, twins)
+
+
+def test_intent_request_choices():
+    objs = [obj(1, "bed", "blue", dist=2.0), obj(2, "bed", "white", dist=4.0)]
+    text, cues = el.intent_request(1, objs, np.random.default_rng(0))
+    assert cues == ["colour:blue"] or cues == ["distance:nearest"]
+    assert text.split("; take me to the ")[0] in el.INTENTS["bed"]
+    assert el.resolve_intent(text, objs) == [1]
+    alone = [obj(1, "bed")]
+    t2, c2 = el.intent_request(1, alone, np.random.default_rng(0))
+    assert len(c2) == 1 and el.resolve_intent(t2, alone) == [1]
+    assert el.intent_request(1, [obj(1, "tv")], np.random.default_rng(0)) is None
+    assert el.intent_request(1, [obj(1, "bed"), obj(2, "bed", dist=2.2)], np.random.default_rng(0)) is None
+    with pytest.raises(TypeError):
+        el.intent_request(1, objs, 0)

@@ -1,0 +1,197 @@
+"""Pinned behaviour of the scoring inputs: scorers/dataset_items.py (real Parquet shards),
+scorers/realitybench_inputs.py and scorers/egopath_inputs.py (real predictions files)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from scorers import dataset_items as di
+from scorers import egopath_inputs as ei
+from scorers import realitybench_inputs as ri
+from scorers.egopath_dataset import EgoPathDataError
+
+KEY = {"name": "reading", "type": "number", "grammar": "a number", "tolerance": 0.125, "options": None,
+       "scored_on": None}
+KEY_ALL = {"name": "tilted", "type": "bool", "grammar": "bool", "tolerance": None, "options": ["x"],
+           "scored_on": "all"}
+
+
+def row(id_, env="tape_gap", gt=None, keys=(KEY,), stratum="random", verdict="accept", gray=False):
+    return {"id": id_, "env": env, "stratum": stratum, "scorer_verdict": verdict, "gray": gray,
+            "ground_truth": json.dumps(gt if gt is not None else {"reading": 1.0}), "keys": list(keys),
+            "image": b"\x89PNG"}
+
+
+def shard(path: Path, rows):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.Table.from_pylist(rows), path)
+
+
+# ---------------------------------------------------------------- dataset_items
+
+def test_acceptability_scored_rules():
+    assert di.acceptability_scored("car_plate", {}) is False
+    assert di.acceptability_scored("rail_attachment", {"lag_present": False, "flashing_present": True}) is False
+    assert di.acceptability_scored("rail_attachment", {"lag_present": True, "flashing_present": False}) is False
+    assert di.acceptability_scored("rail_attachment", {"lag_present": True, "flashing_present": True}) is True
+    assert di.acceptability_scored("rail_attachment", {"lag_present": None}) is True
+    assert di.acceptability_scored("rail_attachment", {}) is True
+    assert di.acceptability_scored("tape_gap", {"lag_present": False}) is True
+    assert di.COLUMNS == ("id", "env", "stratum", "scorer_verdict", "gray", "ground_truth", "keys")
+
+
+def test_load_items_sorted_typed_and_flags(tmp_path):
+    root = tmp_path / "ds"
+    shard(root / "tape_gap" / "test-00000.parquet",
+          [row("t2", gt={"reading": 2.5, "tilted": False}, keys=(KEY, KEY_ALL), gray=True), row("t1")])
+    shard(root / "rail_attachment" / "test-00000.parquet",
+          [row("r1", env="rail_attachment", gt={"lag_present": False}, stratum="positive", verdict="reject")])
+    shard(root / "car_plate" / "test-00000.parquet", [row("c1", env="car_plate", gt=None)])
+    shard(root / "car_plate" / "train-00000.parquet", [row("x9", env="car_plate")])
+    shard(root / ".hidden" / "test-00000.parquet", [row("h1")])
+    items = di.load_items(root)
+    assert [i.id for i in items] == ["c1", "r1", "t1", "t2"]
+    t2 = items[3]
+    assert t2.gray is True and t2.ground_truth == {"reading": 2.5, "tilted": False}
+    assert [k.name for k in t2.keys] == ["reading", "tilted"]
+    assert t2.keys[0].tolerance == 0.125 and t2.keys[0].options == [] and t2.keys[0].scored_on == "acceptable"
+    assert t2.keys[1].scored_on == "all" and t2.keys[1].options == ["x"]
+    assert [i.acceptability_scored for i in items] == [False, False, True, True]
+    assert items[1].stratum == "positive" and items[1].scorer_verdict == "reject"
+    assert [i.id for i in di.load_items(root, split="train")] == ["x9"]
+    # the parent folder finds datasets/realitybench
+    up = tmp_path / "datasets"
+    shard(up / "realitybench" / "tape_gap" / "test-00000.parquet", [row("u1")])
+    assert di.dataset_root(up) == up / "realitybench"
+    assert [i.id for i in di.load_items(up)] == ["u1"]
+    assert di.dataset_root(root) == root
+
+
+def test_load_items_null_ground_truth_and_keys(tmp_path):
+    r = row("n1")
+    r["ground_truth"] = None
+    r2 = row("n2")
+    r2["keys"] = []
+    shard(tmp_path / "e" / "test-0.parquet", [r, r2])
+    a, b = di.load_items(tmp_path)
+    assert a.ground_truth == {} and a.keys[0].name == "reading"
+    assert b.keys == []
+
+
+def test_load_items_errors(tmp_path):
+    with pytest.raises(di.DatasetError, match="does not exist"):
+        di.load_items(tmp_path / "nope")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(di.DatasetError, match="no <env>/test-"):
+        di.load_items(tmp_path / "empty")
+    dup = tmp_path / "dup"
+    shard(dup / "a" / "test-0.parquet", [row("same")])
+    shard(dup / "b" / "test-0.parquet", [row("same")])
+    with pytest.raises(di.DatasetError, match="duplicate frame id same"):
+        di.load_items(dup)
+    bad = tmp_path / "bad"
+    shard(bad / "a" / "test-0.parquet", [row("x", stratum="sideways")])
+    with pytest.raises(di.DatasetError, match="row 'x' is malformed"):
+        di.load_items(bad)
+    badjson = tmp_path / "badjson"
+    r = row("j")
+    r["ground_truth"] = "{not json"
+    shard(badjson / "a" / "test-0.parquet", [r])
+    with pytest.raises(di.DatasetError, match="malformed"):
+        di.load_items(badjson)
+    junk = tmp_path / "junk"
+    (junk / "a").mkdir(parents=True)
+    (junk / "a" / "test-0.parquet").write_bytes(b"not parquet")
+    with pytest.raises(di.DatasetError, match="unreadable"):
+        di.load_items(junk)
+    nocol = tmp_path / "nocol"
+    shard(nocol / "a" / "test-0.parquet", [{"id": "x"}])
+    with pytest.raises(di.DatasetError, match="unreadable"):
+        di.load_items(nocol)
+
+
+# ---------------------------------------------------------------- realitybench_inputs
+
+def _jsonl(path: Path, lines) -> Path:
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines) + '{"torn')
+    return path
+
+
+def test_load_predictions_fields(tmp_path):
+    p = _jsonl(tmp_path / "m.jsonl", [
+        {"id": "a", "model": "mx", "response": "{}", "usage": {"prompt_tokens": 10, "completion_tokens": 4,
+                                                              "reasoning_tokens": 1}},
+        {"id": "b", "model": "mx", "response": "r", "usage": {"prompt_tokens": -1}},
+        {"id": "c", "model": "my", "response": "r"},
+        {"id": "a", "model": "mx", "error": "late failure", "usage": {"prompt_tokens": 99}},
+        {"question_id": 4}, "not an object"])
+    pr = ri.load_predictions(p)
+    assert pr.model == "mx" and pr.model_names == ["mx", "my"]
+    assert pr.replies == {"a": "{}", "b": "r", "c": "r"}
+    assert pr.usage["a"].prompt_tokens == 10 and pr.usage["a"].output_tokens == 3
+    assert set(pr.usage) == {"a"} and pr.bad_usage == 1
+    assert pr.n_lines == 7 and pr.torn_last_line
+    assert pr.unreadable_lines == [6] and pr.no_id_lines == 1 and pr.duplicate_ids == ["a"]
+    assert pr.invalid_utf8_lines == []
+    with pytest.raises(ri.ReportError, match="does not exist"):
+        ri.load_predictions(tmp_path / "none.jsonl")
+
+
+def test_load_price_table(tmp_path):
+    assert "example-small-model" in ri.load_price_table(None)
+    f = tmp_path / "p.yaml"
+    f.write_text("models:\n  m: {input: 1, output: 2}\n")
+    assert ri.load_price_table(f)["m"].output == 2.0
+    with pytest.raises(ri.ReportError, match="does not exist"):
+        ri.load_price_table(tmp_path / "x.yaml")
+    f.write_text("models:\n  m: {input: -1, output: 2}\n")
+    with pytest.raises(ri.ReportError, match="is malformed"):
+        ri.load_price_table(f)
+    f.write_text("models: [1, 2]\n")
+    with pytest.raises(ri.ReportError, match="is malformed"):
+        ri.load_price_table(f)
+
+
+# ---------------------------------------------------------------- egopath_inputs
+
+def test_load_prediction_file_and_warnings(tmp_path):
+    p = tmp_path / "ego.jsonl"
+    p.write_bytes(b'{"id": "q1", "model": "a", "response": "[1]"}\n{"id": "q1", "model": "b", "response": "[2]"}\n'
+                  b'oops\n{"frame_id": 3}\n{"id": "q2", "response": "caf\xe9"}\n' + b"x\n" * 6
+                  + b'{"id": "q3", "resp')
+    f = ei.load_prediction_file(p)
+    assert f.replies == {"q1": "[2]", "q2": "caf\ufffd"} and f.model == "a" and f.model_names == ["a", "b"]
+    assert f.unreadable_lines == [3, 6, 7, 8, 9, 10, 11] and f.no_id_lines == 1 and f.torn_last_line
+    assert f.n_lines == 12 and f.duplicate_ids == ["q1"] and f.invalid_utf8_lines == [5]
+    w = ei.file_warnings(f)
+    assert w == [f"{p}: torn last line ignored",
+                 f"{p}: 7 unreadable line(s) skipped (line 3, 6, 7, 8, 9)",
+                 f"{p}: 1 line(s) without a string `id` skipped",
+                 f"{p}: 1 repeated id(s); the last line of each counts",
+                 f"{p}: several `model` values ['a', 'b']; using 'a'",
+                 f"{p}: 1 line(s) with invalid UTF-8, read with U+FFFD (line 5)"]
+    clean = tmp_path / "clean.jsonl"
+    clean.write_text('{"id": "q1", "model": "a", "response": "[1]"}\n')
+    assert ei.file_warnings(ei.load_prediction_file(clean)) == []
+    with pytest.raises(EgoPathDataError, match="does not exist"):
+        ei.load_prediction_file(tmp_path / "none.jsonl")
+
+
+def _pf(path, model):
+    return ei.PredictionFile(path=Path(path), model=model, replies={"q": model})
+
+
+def test_models_from_files_names():
+    out = ei.models_from_files([_pf("x/one.jsonl", "m"), _pf("y/two.jsonl", "m"), _pf("z/three.jsonl", "k")])
+    assert out == {"one": {"q": "m"}, "two": {"q": "m"}, "k": {"q": "k"}}
+    assert list(out) == ["one", "two", "k"] and out["one"] == {"q": "m"}
+    with pytest.raises(EgoPathDataError, match="two prediction files for model 'same'"):
+        ei.models_from_files([_pf("a/same.jsonl", "m"), _pf("b/same.jsonl", "m")])
+    with pytest.raises(EgoPathDataError, match="reserved for a baseline"):
+        ei.models_from_files([_pf("a/f.jsonl", "baseline:random")])
+    assert ei.models_from_files([_pf("a/f.jsonl", "baseline:nobody")]) == {"baseline:nobody": {"q": "baseline:nobody"}}
+    assert ei.models_from_files([]) == {}

@@ -1,20 +1,23 @@
 """The EgoPathBench per-view annotation (egopathbench.txt §3.3, App. A): both numbered
 sheets of one rendered view and every route unit, fixed by geometry before language.
 
-Order of construction (each step only reads what the previous ones fixed):
+Four stages, each only reading what the previous ones fixed (`build_view_annotation`
+runs them; `AnnotationParams` holds every setting):
 
-1. start (display id 1): visible floor near the bottom centre, embodied-feasible;
-2. ground candidates from visible floor, a share of them drawn from clearance-sensitive
-   cells (point-feasible, not embodied-feasible) so the traversability labels differ
-   between the agents, then visible surface negatives on furniture and walls;
-3. per target at least `min_target_start_m` from the start, and agent whose start is not
-   already in its goal region: grid search to the goal ring, string-pulled to sparse
-   vertices, each vertex snapped to or inserted as a displayed route waypoint (all or
-   nothing per route); optionally (`display_search`), if a vertex cannot be shown, a
-   second search over displayable floor points (`_shown_route`);
-4. only after every insertion: route-sheet numbering, the two feasibility graphs, goal
-   ids, and verification of each planned route on its graph (fallback: the graph's
-   shortest legal route); units with no verified route for either agent are dropped.
+1. `place_markers`: the start (display id 1; visible floor near the bottom centre,
+   embodied-feasible), ground candidates from visible floor, a share of them drawn from
+   clearance-sensitive cells (point-feasible, not embodied-feasible) so the traversability
+   labels differ between the agents, then visible surface negatives on furniture and walls;
+2. `plan_routes`: per target at least `min_target_start_m` from the start, and agent whose
+   start is not already in its goal region: the goal region, a grid search to it,
+   string-pulled to sparse vertices, each vertex snapped to or inserted as a displayed
+   route waypoint (all or nothing per route); optionally (`display_search`), if a vertex
+   cannot be shown, a second search over displayable floor points (`_shown_route`);
+3. `connect_route_sheet`: only after every insertion, route-sheet numbering and the two
+   feasibility graphs;
+4. `verify_units` and `assemble`: goal ids and verification of each planned route on its
+   graph (fallback: the graph's shortest legal route); units with no verified route for
+   either agent are dropped; both sheets labelled.
 
 Route-sheet ids after 1 are shuffled over the ground and inserted waypoints together,
 so the inserted (route-required) waypoints carry no id pattern a model could exploit.
@@ -23,10 +26,12 @@ from __future__ import annotations
 
 import time
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 import networkx as nx
 import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
 from scipy import ndimage
 
 from geometry.camera import CameraPose, project
@@ -63,7 +68,7 @@ from geometry.waypoints import (
     floor_visibility,
 )
 
-__all__ = ["NoStartError", "build_view_annotation", "verify_route", "AGENTS"]
+__all__ = ["AGENTS", "AnnotationParams", "NoStartError", "build_view_annotation", "verify_route"]
 
 AGENTS = ("point", "embodied")
 
@@ -129,7 +134,7 @@ def _nearby_cells(grid: OccupancyGrid, cells: np.ndarray, xy, within_m: float) -
     return c[order]
 
 
-class _Clock:
+class StageClock:
     """Adds stage durations into an optional dict (no-op when it is None)."""
 
     def __init__(self, into: dict | None):
@@ -280,67 +285,67 @@ def _edges(graph: nx.Graph) -> list[list[int]]:
     return sorted([min(a, b), max(a, b)] for a, b in graph.edges())
 
 
-def build_view_annotation(
-    *,
-    mesh: SceneMesh,
-    raycaster: Raycaster,
-    grid: OccupancyGrid,
-    pose: CameraPose,
-    targets: list[TargetInfo],
-    floor_ids: Iterable[int],
-    obstacle_ids: Iterable[int],
-    rng: np.random.Generator,
-    params: GeometryParams = GeometryParams(),
-    target_texts: dict[int, str],
-    n_ground: int = 12,
-    n_surface: int = 4,
-    visible_objects: Sequence[dict] = (),
-    sensitive_fraction: float = 0.25,
-    min_spacing_px: float | None = None,
-    route_spacing_px: float | None = None,
-    margin_px: float | None = None,
-    max_distance_m: float = 8.0,
-    snap_m: float = 0.25,
-    nudge_m: float = 0.10,
-    search_m: float = 0.5,
-    clear_px: float = 3.0,
-    display_search: bool = False,
-    min_target_start_m: float = 0.0,
-    timings: dict | None = None,
-) -> ViewAnnotation:
-    """Both sheets and the verified route units of one view.
+class AnnotationParams(BaseModel):
+    """Every setting of `build_view_annotation` (the view's data is passed beside it).
 
     n_ground counts ground candidates besides the start; `sensitive_fraction` of them are
     drawn first from clearance-sensitive cells (when the view shows any). Waypoints inserted
     for a route keep `route_spacing_px` (default 4% of the long side, still more than two
-    overlay marker radii) from every marker; sampled markers keep min_spacing_px. min_spacing_px /
-    margin_px default to 6% / 3% of the image's long side; `clear_px` is the marker-disc
-    occlusion check. A route vertex that cannot be shown at its planned point may move to
-    a displayable point within `search_m` (the goal vertex: anywhere in the goal region)
-    that keeps both adjacent moves legal. Floors are assumed at z = 0.
+    overlay marker radii) from every marker; sampled markers keep `min_spacing_px`.
+    `min_spacing_px` / `margin_px` default to 6% / 3% of the image's long side; `clear_px` is
+    the marker-disc occlusion check. A route vertex that cannot be shown at its planned
+    point may move to a displayable point within `search_m` (the goal vertex: anywhere in
+    the goal region) that keeps both adjacent moves legal; `snap_m` / `nudge_m` are how far
+    it snaps to an existing marker / is nudged. Targets whose floor footprint comes within
+    `min_target_start_m` of the start get no route unit. `display_search` turns on the second
+    search over displayable floor points (`_shown_route`) when a vertex cannot be shown."""
 
-    Targets whose floor footprint comes within `min_target_start_m` of the start get no
-    route unit (too close to ask a route for); they stay in `targets`.
-    When a vertex of the free-space route cannot be displayed, the agent's route is given
-    up (the paper's rule), unless `display_search` is on: then it is first searched again
-    over displayable floor points (`_shown_route`).
-    An agent's route whose start already lies in that agent's goal region is not a route
-    question: its reference is None (a unit with neither reference is dropped).
-    `timings`, when given, accumulates seconds per stage (`route_search_s`: grid search
-    and string pulling; `insert_s`: displaying route vertices; `graphs_s`: both
-    feasibility graphs; `verify_s`: goals, shortest routes, verification).
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    geometry: GeometryParams = GeometryParams()
+    n_ground: int = Field(12, ge=0)
+    n_surface: int = Field(4, ge=0)
+    sensitive_fraction: float = Field(0.25, ge=0.0, le=1.0)
+    min_spacing_px: float | None = None
+    route_spacing_px: float | None = None
+    margin_px: float | None = None
+    max_distance_m: float = 8.0
+    snap_m: float = 0.25
+    nudge_m: float = 0.10
+    search_m: float = 0.5
+    clear_px: float = 3.0
+    display_search: bool = False
+    min_target_start_m: float = 0.0
 
-    Raises NoStartError when no start exists, ValueError on inconsistent inputs (a target
-    without a text, a floor target, or one without a footprint on the grid)."""
+
+@dataclass(frozen=True)
+class ViewContext:
+    """What every stage reads: the validated inputs, the resolved pixel settings, and each
+    agent's radius and feasible cells."""
+
+    raycaster: Raycaster
+    grid: OccupancyGrid
+    pose: CameraPose
+    floor_ids: list[int]
+    obstacle_ids: list[int]
+    p: AnnotationParams
+    spacing: float
+    rspacing: float
+    margin: float
+    radius: dict[str, float]
+    feas_grid: dict[str, np.ndarray]
+
+    def feas(self, agent: str):
+        return lambda xy: self.grid.lookup(self.feas_grid[agent], np.atleast_2d(xy), outside=False)
+
+
+def view_context(mesh, raycaster, grid, pose, targets, floor_ids, obstacle_ids, target_texts,
+                 p: AnnotationParams) -> ViewContext:
+    """Check the inputs against each other and resolve the image-relative defaults."""
     rm = raycaster.mesh
     if mesh is not rm and not (np.array_equal(mesh.vertices, rm.vertices)
                                and np.array_equal(mesh.triangles, rm.triangles)
                                and np.array_equal(mesh.tri_object_id, rm.tri_object_id)):
         raise ValueError("raycaster was built over a different mesh")
-    if n_ground < 0 or n_surface < 0:
-        raise ValueError("n_ground and n_surface must be >= 0")
-    if not 0.0 <= sensitive_fraction <= 1.0:
-        raise ValueError("sensitive_fraction must be in [0, 1]")
     floor_ids = sorted({int(i) for i in floor_ids})
     obstacle_ids = sorted({int(i) for i in obstacle_ids})
     if not floor_ids:
@@ -353,137 +358,192 @@ def build_view_annotation(
         if t.object_id in floor_ids:
             raise ValueError(f"target {t.object_id} is a floor object")
     long_side = max(pose.width, pose.height)
-    spacing = float(min_spacing_px) if min_spacing_px is not None else max(12.0, round(0.06 * long_side))
-    rspacing = float(route_spacing_px) if route_spacing_px is not None else min(spacing, max(8.0, round(0.04 * long_side)))
-    margin = float(margin_px) if margin_px is not None else max(4.0, round(0.03 * long_side))
+    spacing = float(p.min_spacing_px) if p.min_spacing_px is not None else max(12.0, round(0.06 * long_side))
+    rspacing = (float(p.route_spacing_px) if p.route_spacing_px is not None
+                else min(spacing, max(8.0, round(0.04 * long_side))))
+    margin = float(p.margin_px) if p.margin_px is not None else max(4.0, round(0.03 * long_side))
+    radius = {a: agent_radius(a, p.geometry) for a in AGENTS}
+    return ViewContext(raycaster=raycaster, grid=grid, pose=pose, floor_ids=floor_ids, obstacle_ids=obstacle_ids, p=p,
+                 spacing=spacing, rspacing=rspacing, margin=margin, radius=radius,
+                 feas_grid={a: feasible_mask(grid, radius[a]) for a in AGENTS})
 
-    radius = {a: agent_radius(a, params) for a in AGENTS}
-    feas_grid = {a: feasible_mask(grid, radius[a]) for a in AGENTS}
 
-    def feas(agent: str):
-        return lambda xy: grid.lookup(feas_grid[agent], np.atleast_2d(xy), outside=False)
+# ------------------------------------------------------------------ stage 1: markers
 
-    # 1. start
-    start = start_candidate(raycaster, pose, floor_ids, feasible=feas("embodied"),
-                            margin_px=margin, max_distance_m=max_distance_m, clear_px=clear_px)
+@dataclass
+class Markers:
+    start: Marker
+    ground: list[Marker]
+    traversability: list[Marker]   # the traversability sheet in display order (start first)
+
+
+def place_markers(v: ViewContext, rng: np.random.Generator) -> Markers:
+    """The start (display id 1), ground candidates (the clearance-sensitive share first) and
+    surface negatives, and the traversability sheet's shuffled order."""
+    p = v.p
+    start = start_candidate(v.raycaster, v.pose, v.floor_ids, feasible=v.feas("embodied"),
+                            margin_px=v.margin, max_distance_m=p.max_distance_m, clear_px=p.clear_px)
     if start is None:
         raise NoStartError("no visible embodied-feasible floor near the bottom of the image")
-
-    # 2. ground candidates (clearance-sensitive share first) and surface negatives
-    pool = visible_floor_pool(raycaster, pose, floor_ids, rng, step_px=default_step_px(spacing),
-                              max_distance_m=max_distance_m, margin_px=margin, clear_px=clear_px)
-    n_sens = int(np.ceil(n_ground * sensitive_fraction))
+    pool = visible_floor_pool(v.raycaster, v.pose, v.floor_ids, rng, step_px=default_step_px(v.spacing),
+                              max_distance_m=p.max_distance_m, margin_px=v.margin, clear_px=p.clear_px)
+    n_sens = int(np.ceil(p.n_ground * p.sensitive_fraction))
     sensitive = sample_ground_candidates(
-        raycaster, pose, floor_ids, rng, n_max=n_sens, min_spacing_px=spacing,
-        max_distance_m=max_distance_m, margin_px=margin, placed=[start], pool=pool,
-        accept=lambda xy: feas("point")(xy) & ~feas("embodied")(xy))
+        v.raycaster, v.pose, v.floor_ids, rng, n_max=n_sens, min_spacing_px=v.spacing,
+        max_distance_m=p.max_distance_m, margin_px=v.margin, placed=[start], pool=pool,
+        accept=lambda xy: v.feas("point")(xy) & ~v.feas("embodied")(xy))
     rest = sample_ground_candidates(
-        raycaster, pose, floor_ids, rng, n_max=n_ground - len(sensitive), min_spacing_px=spacing,
-        max_distance_m=max_distance_m, margin_px=margin, placed=[start, *sensitive], pool=pool)
+        v.raycaster, v.pose, v.floor_ids, rng, n_max=p.n_ground - len(sensitive), min_spacing_px=v.spacing,
+        max_distance_m=p.max_distance_m, margin_px=v.margin, placed=[start, *sensitive], pool=pool)
     ground = sensitive + rest
     surface = sample_surface_negatives(
-        raycaster, pose, rng, obstacle_ids=obstacle_ids, n=n_surface, placed=[start, *ground],
-        min_spacing_px=spacing, max_distance_m=max_distance_m, margin_px=margin,
-        min_height_m=max(params.obstacle_min_z, 0.10), clear_px=clear_px)
-
+        v.raycaster, v.pose, rng, obstacle_ids=v.obstacle_ids, n=p.n_surface, placed=[start, *ground],
+        min_spacing_px=v.spacing, max_distance_m=p.max_distance_m, margin_px=v.margin,
+        min_height_m=max(p.geometry.obstacle_min_z, 0.10), clear_px=p.clear_px)
     others = ground + surface
-    trav_markers = [start] + [others[k] for k in rng.permutation(len(others))]
+    return Markers(start=start, ground=ground,
+                    traversability=[start] + [others[k] for k in rng.permutation(len(others))])
 
-    # 3. plan every target's routes and insert the required waypoints
-    clock = _Clock(timings)
-    route_markers: list[Marker] = [start, *ground]
-    goal_masks: dict[tuple[int, str], np.ndarray] = {}
-    planned: dict[tuple[int, str], list[int] | None] = {}
-    start_in_goal: dict[tuple[int, str], bool] = {}
+
+# ------------------------------------------------------------------ stage 2: goal regions and planned routes
+
+@dataclass
+class RoutePlans:
+    route_targets: list[TargetInfo]                        # targets far enough from the start
+    route_markers: list[Marker]                            # start, ground, then inserted waypoints
+    goal_masks: dict[tuple[int, str], np.ndarray]          # (target id, agent) -> goal cells
+    start_in_goal: dict[tuple[int, str], bool]
+    planned: dict[tuple[int, str], list[int] | None]       # marker indices of the displayed route
+
+
+def _display_route(v: ViewContext, trial: list[Marker], sparse, agent: str, inner, gm,
+                   target_id: int) -> list[int] | None:
+    """Snap or insert each vertex of the string-pulled route as a displayed waypoint (into
+    `trial`); the marker indices of the route, or None when a vertex cannot be shown."""
+    p = v.p
+    idx = [0]
+    for k, vert in enumerate(sparse[1:], start=1):
+        last = k == len(sparse) - 1
+        # the last vertex: on the goal region's innermost cells first, anywhere in it
+        # only if nothing there can be shown
+        for goal_cells in ((inner, gm) if last else (None,)):
+            accept = _vertex_predicate(v.grid, v.feas_grid[agent], goal_cells,
+                                       trial[idx[-1]].xy, None if last else sparse[k + 1],
+                                       v.radius[agent], p.geometry.corridor_step_m)
+            alternatives = _nearby_cells(v.grid, goal_cells if last else v.feas_grid[agent], vert,
+                                         np.inf if last else p.search_m)
+            i = insert_required(v.raycaster, v.pose, v.floor_ids, (vert[0], vert[1], 0.0), trial,
+                                snap_m=p.snap_m, min_spacing_px=v.rspacing, margin_px=v.margin,
+                                accept=accept, nudge_m=p.nudge_m, alternatives_xy=alternatives,
+                                fallback_snap_m=np.inf if last else p.search_m, clear_px=p.clear_px,
+                                disc_extra_ids=(target_id,) if last else ())
+            if i is not None:
+                break
+        if i is None:
+            return None
+        idx.append(i)
+    return idx
+
+
+def plan_routes(v: ViewContext, markers: Markers, targets: list[TargetInfo], clock: StageClock) -> RoutePlans:
+    """Per target (far enough from the start) and agent whose start is not already in its
+    goal region: grid search to the goal, string-pulled, each vertex displayed (all or
+    nothing per route; optionally a second search over displayable floor)."""
+    p, grid, start = v.p, v.grid, markers.start
+    plans = RoutePlans(route_targets=[t for t in targets
+                                  if _footprint_distance(grid, t.object_id, start.xy) >= p.min_target_start_m],
+                   route_markers=[start, *markers.ground], goal_masks={}, start_in_goal={}, planned={})
     shown: dict[str, np.ndarray] = {}  # displayable free cells of the view, computed on demand
 
     def shown_cells() -> np.ndarray:
         if "cells" not in shown:
             with clock("route_search_s"):
-                shown["cells"] = _displayable_cells(grid, raycaster, pose, floor_ids, margin, clear_px,
-                                                    max_distance_m)
+                shown["cells"] = _displayable_cells(grid, v.raycaster, v.pose, v.floor_ids, v.margin, p.clear_px,
+                                                    p.max_distance_m)
         return shown["cells"]
 
-    route_targets = [t for t in targets
-                     if _footprint_distance(grid, t.object_id, start.xy) >= min_target_start_m]
-    for t in route_targets:
+    for t in plans.route_targets:
         for agent in AGENTS:
-            gm = goal_mask(grid, t.object_id, radius[agent], params.goal_ring_m)
-            goal_masks[t.object_id, agent] = gm
-            planned[t.object_id, agent] = None
-            start_in_goal[t.object_id, agent] = bool(grid.lookup(gm, start.xy[None, :2], outside=False)[0])
-            if start_in_goal[t.object_id, agent]:
+            key = (t.object_id, agent)
+            gm = goal_mask(grid, t.object_id, v.radius[agent], p.geometry.goal_ring_m)
+            plans.goal_masks[key] = gm
+            plans.planned[key] = None
+            plans.start_in_goal[key] = bool(grid.lookup(gm, start.xy[None, :2], outside=False)[0])
+            if plans.start_in_goal[key]:
                 continue  # already there: no route question for this agent
             with clock("route_search_s"):
-                inner = _inner_goal(grid, gm, feas_grid[agent], t.object_id, start.xy)
-                path = grid_path(grid, start.xy, inner, radius[agent])
+                inner = _inner_goal(grid, gm, v.feas_grid[agent], t.object_id, start.xy)
+                path = grid_path(grid, start.xy, inner, v.radius[agent])
                 if path is None:
-                    path = grid_path(grid, start.xy, gm, radius[agent])
+                    path = grid_path(grid, start.xy, gm, v.radius[agent])
                 if path is None:
                     continue
-                sparse = sparsify(grid, path, radius[agent], params.corridor_step_m)
+                sparse = sparsify(grid, path, v.radius[agent], p.geometry.corridor_step_m)
             t_ins = time.perf_counter()
-            trial = list(route_markers)
-            idx = [0]
-            ok = True
-            for k, v in enumerate(sparse[1:], start=1):
-                last = k == len(sparse) - 1
-                # the last vertex: on the goal region's innermost cells first, anywhere in it
-                # only if nothing there can be shown
-                for goal_cells in ((inner, gm) if last else (None,)):
-                    accept = _vertex_predicate(grid, feas_grid[agent], goal_cells,
-                                               trial[idx[-1]].xy, None if last else sparse[k + 1],
-                                               radius[agent], params.corridor_step_m)
-                    alternatives = _nearby_cells(grid, goal_cells if last else feas_grid[agent], v,
-                                                 np.inf if last else search_m)
-                    i = insert_required(raycaster, pose, floor_ids, (v[0], v[1], 0.0), trial,
-                                        snap_m=snap_m, min_spacing_px=rspacing, margin_px=margin,
-                                        accept=accept, nudge_m=nudge_m, alternatives_xy=alternatives,
-                                        fallback_snap_m=np.inf if last else search_m, clear_px=clear_px,
-                                        disc_extra_ids=(t.object_id,) if last else ())
-                    if i is not None:
-                        break
-                if i is None:
-                    ok = False
-                    break
-                idx.append(i)
+            trial = list(plans.route_markers)
+            idx = _display_route(v, trial, sparse, agent, inner, gm, t.object_id)
             clock.add("insert_s", time.perf_counter() - t_ins)
-            if not ok and display_search:  # the free-space route hides a vertex: route over shown floor
-                trial = list(route_markers)
+            if idx is None and p.display_search:  # the free-space route hides a vertex: route over shown floor
+                trial = list(plans.route_markers)
                 t0 = time.perf_counter()
-                found = _shown_route(grid, raycaster, pose, floor_ids, trial, shown_cells(), feas_grid[agent], gm,
-                                     t.object_id, radius[agent], params.corridor_step_m, rspacing, margin, clear_px)
+                idx = _shown_route(grid, v.raycaster, v.pose, v.floor_ids, trial, shown_cells(), v.feas_grid[agent],
+                                   gm, t.object_id, v.radius[agent], p.geometry.corridor_step_m, v.rspacing,
+                                   v.margin, p.clear_px)
                 clock.add("route_search_s", time.perf_counter() - t0)
-                ok, idx = found is not None, found
-            if ok:
-                route_markers = trial
-                planned[t.object_id, agent] = _simplify(idx)
+            if idx is not None:
+                plans.route_markers = trial
+                plans.planned[key] = _simplify(idx)
+    return plans
 
-    # 4. number the route sheet, build graphs, verify
-    perm = rng.permutation(len(route_markers) - 1) + 1
-    route_order = [0] + [int(k) for k in perm]
-    display = {m_idx: d + 1 for d, m_idx in enumerate(route_order)}  # marker index -> display id
-    points = {display[i]: np.asarray(route_markers[i].xy) for i in range(len(route_markers))}
+
+# ------------------------------------------------------------------ stage 3: route sheet and feasibility graphs
+
+@dataclass
+class RouteSheet:
+    order: list[int]                   # marker indices in display order (the start first)
+    display: dict[int, int]            # marker index -> display id
+    points: dict[int, np.ndarray]      # display id -> floor xy
+    graphs: dict[str, nx.Graph]        # agent -> feasibility graph over display ids
+
+
+def connect_route_sheet(v: ViewContext, plans: RoutePlans, rng: np.random.Generator,
+                        clock: StageClock) -> RouteSheet:
+    """Number the route sheet (ids after 1 shuffled over ground and inserted waypoints
+    together) and build both agents' feasibility graphs over it."""
+    perm = rng.permutation(len(plans.route_markers) - 1) + 1
+    order = [0] + [int(k) for k in perm]
+    display = {m_idx: d + 1 for d, m_idx in enumerate(order)}
+    points = {display[i]: np.asarray(plans.route_markers[i].xy) for i in range(len(plans.route_markers))}
     with clock("graphs_s"):
-        graphs = {a: feasibility_graph(grid, points, radius[a], params.corridor_step_m) for a in AGENTS}
+        graphs = {a: feasibility_graph(v.grid, points, v.radius[a], v.p.geometry.corridor_step_m) for a in AGENTS}
+    return RouteSheet(order=order, display=display, points=points, graphs=graphs)
 
+
+# ------------------------------------------------------------------ stage 4: verified units and the annotation
+
+def verify_units(v: ViewContext, plans: RoutePlans, sheet: RouteSheet,
+                 target_texts: dict[int, str]) -> list[RouteUnit]:
+    """Goal ids, the reference route (the planned one when verified on its graph, else or
+    when shorter the graph's shortest legal route) and shortest length per agent; units
+    with no reference for either agent are dropped."""
+    grid, points = v.grid, sheet.points
     units: list[RouteUnit] = []
-    t_ver = time.perf_counter()
-    for t in route_targets:
+    for t in plans.route_targets:
         fields: dict[str, object] = {}
         any_route = False
         for agent in AGENTS:
-            gm = goal_masks[t.object_id, agent]
-            G = graphs[agent]
+            key = (t.object_id, agent)
+            gm = plans.goal_masks[key]
+            G = sheet.graphs[agent]
             goal_ids = sorted(
                 d for d, xy in points.items()
                 if G.nodes[d]["feasible"] and bool(grid.lookup(gm, xy[None, :], outside=False)[0]))
             fields[f"{agent}_goal_ids"] = goal_ids
             ref, best = None, None
-            if not start_in_goal[t.object_id, agent]:
+            if not plans.start_in_goal[key]:
                 best = shortest_route(G, 1, goal_ids)
-                if planned[t.object_id, agent] is not None:
-                    cand = [display[i] for i in planned[t.object_id, agent]]
+                if plans.planned[key] is not None:
+                    cand = [sheet.display[i] for i in plans.planned[key]]
                     if verify_route(G, cand, 1, goal_ids):
                         ref = cand
                 if best is not None and (ref is None or best[0] < _route_m(points, ref) - 1e-9):
@@ -495,38 +555,81 @@ def build_view_annotation(
             any_route |= ref is not None
             if agent == "embodied" and ref is not None:
                 fields["embodied_narrow_fraction"] = narrow_fraction(
-                    grid, np.array([points[d] for d in ref]), radius["embodied"])
+                    grid, np.array([points[d] for d in ref]), v.radius["embodied"])
         if not any_route:
             continue
         units.append(RouteUnit(route_id=str(len(units)), target_object_id=t.object_id,
                                target_text=target_texts[t.object_id], start_id=1, **fields))
-    clock.add("verify_s", time.perf_counter() - t_ver)
+    return units
 
-    clearance = grid.clearance_m
 
-    def waypoint(d: int, m: Marker) -> Waypoint:
-        xy = m.xy[None, :]
-        c = float(min(grid.lookup(clearance, xy, outside=0.0)[0], CLEARANCE_CAP_M))
-        ground_kind = m.kind == "ground"
-        return Waypoint(
-            display_id=d, kind=m.kind, pixel=list(m.pixel), world=list(m.world),
-            object_id=m.object_id,
-            point_feasible=ground_kind and bool(feas("point")(xy)[0]),
-            embodied_feasible=ground_kind and bool(feas("embodied")(xy)[0]),
-            clearance_m=c)
+def _waypoint(v: ViewContext, d: int, m: Marker) -> Waypoint:
+    xy = m.xy[None, :]
+    c = float(min(v.grid.lookup(v.grid.clearance_m, xy, outside=0.0)[0], CLEARANCE_CAP_M))
+    ground_kind = m.kind == "ground"
+    return Waypoint(
+        display_id=d, kind=m.kind, pixel=list(m.pixel), world=list(m.world),
+        object_id=m.object_id,
+        point_feasible=ground_kind and bool(v.feas("point")(xy)[0]),
+        embodied_feasible=ground_kind and bool(v.feas("embodied")(xy)[0]),
+        clearance_m=c)
 
+
+def assemble(v: ViewContext, markers: Markers, plans: RoutePlans, sheet: RouteSheet, units: list[RouteUnit],
+             targets: list[TargetInfo], visible_objects: Sequence[dict]) -> ViewAnnotation:
+    """Both labelled sheets and the units as one `ViewAnnotation`."""
     trav = Sheet(kind="traversability",
-                 waypoints=[waypoint(d + 1, m) for d, m in enumerate(trav_markers)])
+                 waypoints=[_waypoint(v, d + 1, m) for d, m in enumerate(markers.traversability)])
     route = Sheet(kind="route",
-                  waypoints=[waypoint(display[i], route_markers[i]) for i in route_order],
-                  point_edges=_edges(graphs["point"]), embodied_edges=_edges(graphs["embodied"]))
+                  waypoints=[_waypoint(v, sheet.display[i], plans.route_markers[i]) for i in sheet.order],
+                  point_edges=_edges(sheet.graphs["point"]), embodied_edges=_edges(sheet.graphs["embodied"]))
     return ViewAnnotation(
-        params=params,
-        image_size=[int(pose.width), int(pose.height)],
-        camera_xy=[float(pose.center[0]), float(pose.center[1])],
+        params=v.p.geometry,
+        image_size=[int(v.pose.width), int(v.pose.height)],
+        camera_xy=[float(v.pose.center[0]), float(v.pose.center[1])],
         traversability=trav,
         route=route,
         targets=list(targets),
         routes=units,
         visible_objects=[dict(o) for o in visible_objects],
     )
+
+
+def build_view_annotation(
+    *,
+    mesh: SceneMesh,
+    raycaster: Raycaster,
+    grid: OccupancyGrid,
+    pose: CameraPose,
+    targets: list[TargetInfo],
+    floor_ids: Iterable[int],
+    obstacle_ids: Iterable[int],
+    rng: np.random.Generator,
+    target_texts: dict[int, str],
+    visible_objects: Sequence[dict] = (),
+    params: AnnotationParams = AnnotationParams(),
+    timings: dict | None = None,
+) -> ViewAnnotation:
+    """Both sheets and the verified route units of one view, in four stages:
+    `place_markers`, `plan_routes`, `connect_route_sheet`, then `verify_units` and
+    `assemble` (see `AnnotationParams` for the settings). Floors are assumed at z = 0.
+
+    An agent's route whose start already lies in that agent's goal region is not a route
+    question: its reference is None (a unit with neither reference is dropped).
+    `timings`, when given, accumulates seconds per stage (`route_search_s`: grid search
+    and string pulling; `insert_s`: displaying route vertices; `graphs_s`: both
+    feasibility graphs; `verify_s`: goals, shortest routes, verification).
+
+    Raises NoStartError when no start exists, ValueError on inconsistent inputs (a target
+    without a text, a floor target, or one without a footprint on the grid)."""
+    if not isinstance(params, AnnotationParams):
+        raise TypeError(f"params must be AnnotationParams, not {type(params).__name__}")
+    v = view_context(mesh, raycaster, grid, pose, targets, floor_ids, obstacle_ids, target_texts, params)
+    clock = StageClock(timings)
+    markers = place_markers(v, rng)
+    plans = plan_routes(v, markers, targets, clock)
+    sheet = connect_route_sheet(v, plans, rng, clock)
+    t_ver = time.perf_counter()
+    units = verify_units(v, plans, sheet, target_texts)
+    clock.add("verify_s", time.perf_counter() - t_ver)
+    return assemble(v, markers, plans, sheet, units, targets, visible_objects)

@@ -6,7 +6,8 @@ Shards are streamed batch by batch and merged in id order, so memory stays at a 
 batches however large the export is.
 
 Layout: `<root>/<config>/<split>-0000i-of-0000N.parquet`; `root` may also be the export's
-parent directory (the one holding `realitybench/` or `egopathbench/`).
+parent directory (the one holding a single export with shards of the split). Which split a
+benchmark predicts by default is the benchmark's (`scenebench.benchmarks`), not decided here.
 
 Both benchmarks' exports read the same way: RealityBench rows carry `env` and `prompt`;
 EgoPathBench rows carry `task`, `system_prompt` and `user_prompt`, their split is
@@ -15,16 +16,13 @@ EgoPathBench rows carry `task`, `system_prompt` and `user_prompt`, their split i
 from __future__ import annotations
 
 import heapq
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
 import pyarrow.parquet as pq
 
-DATASET_NAMES = ("realitybench", "egopathbench")
 SPLIT = "test"
-DEFAULT_SPLITS = {"realitybench": "test", "egopathbench": "benchmark"}
 REQUIRED_COLUMNS = ("id", "image")
 PROMPT_COLUMNS = ("prompt", "user_prompt")    # one of them names the user prompt
 GROUP_COLUMNS = ("env", "task")               # one of them names what the item belongs to
@@ -49,30 +47,22 @@ def _shards(config_dir: Path, split: str) -> list[Path]:
     return sorted(config_dir.glob(f"{split}-*.parquet"))
 
 
+def _has_configs(path: Path, split: str) -> bool:
+    return any(_shards(d, split) for d in path.iterdir() if d.is_dir())
+
+
 def resolve_root(path: str | Path, split: str = SPLIT) -> Path:
-    """The directory whose subdirectories are configs (accepts the export's parent too)."""
+    """The directory whose subdirectories are configs (accepts the export's parent too, when
+    exactly one export below it has shards of `split`)."""
     path = Path(path)
     if not path.is_dir():
         raise DatasetError(f"dataset directory {path} does not exist")
-    if not any(_shards(d, split) for d in path.iterdir() if d.is_dir()):
-        for name in DATASET_NAMES:
-            if (path / name).is_dir() and any(_shards(d, split) for d in (path / name).iterdir() if d.is_dir()):
-                return path / name
+    if not _has_configs(path, split):
+        below = [d for d in sorted(path.iterdir())
+                 if d.is_dir() and not d.name.startswith(".") and _has_configs(d, split)]  # not a staging dir
+        if len(below) == 1:
+            return below[0]
     return path
-
-
-def default_split(path: str | Path) -> str:
-    """`benchmark` for an EgoPathBench export (its benchmark.json says so), else `test`."""
-    path = Path(path)
-    for root in (path, *(path / n for n in DATASET_NAMES)):
-        meta = root / "benchmark.json"
-        if meta.is_file():
-            try:
-                name = json.loads(meta.read_text(encoding="utf-8")).get("benchmark")
-            except (OSError, ValueError):
-                continue
-            return DEFAULT_SPLITS.get(name, SPLIT)
-    return SPLIT
 
 
 def list_configs(root: str | Path, split: str = SPLIT) -> list[str]:

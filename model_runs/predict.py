@@ -18,7 +18,6 @@ off. At the end the file is rewritten sorted by id, atomically, so equal runs di
 """
 from __future__ import annotations
 
-import argparse
 import base64
 import json
 import math
@@ -37,7 +36,7 @@ from pathlib import Path
 import requests
 from tqdm import tqdm
 
-from model_runs.dataset_items import DatasetError, Item, default_split, item_ids, iter_items
+from model_runs.dataset_items import SPLIT, Item, item_ids, iter_items
 from formats import atomic
 from formats import predictions as preds_format
 
@@ -334,7 +333,7 @@ def run_predictions(dataset: str | Path, cfg: ClientConfig, out: str | Path, *, 
                     split: str | None = None) -> PredictSummary:
     """Predict every selected item that has no response yet in `out`; see the module docstring."""
     out = Path(out)
-    split = split or default_split(dataset)
+    split = split or SPLIT
     ids = item_ids(dataset, configs, split=split)
     if limit is not None:
         ids = ids[:limit]           # the first N in id order: reruns with --limit converge on one subset
@@ -421,69 +420,3 @@ def _run(dataset, cfg, configs, todo, concurrency, writer, stop, bar, summary, s
     if streak >= give_up:
         return f"endpoint became unreachable ({streak} items in a row could not connect)"
     return None
-
-
-# -- command line ----------------------------------------------------------------------------------
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="scenebench predict",
-                                description="Send each dataset item to an OpenAI-compatible chat-completions "
-                                            "server and write the predictions JSONL (resumable).")
-    p.add_argument("--dataset", required=True,
-                   help="exported dataset directory (datasets/realitybench or datasets/egopathbench)")
-    p.add_argument("--endpoint", required=True, help="base URL (http://host:8000/v1) or full /chat/completions URL")
-    p.add_argument("--model", required=True, help="model name as the server knows it")
-    p.add_argument("--api-key-env", help="environment variable holding the API key (sent as a Bearer token)")
-    p.add_argument("--concurrency", type=int, default=4, help="requests in flight (default 4)")
-    p.add_argument("--out", help="predictions file (default preds/<model>.jsonl, '/' -> '__')")
-    p.add_argument("--configs", nargs="+", help="configs (environments) to run; default all")
-    p.add_argument("--timeout", type=float, default=120.0, help="connect/read timeout per request, s (default 120)")
-    p.add_argument("--max-retries", type=int, default=4, help="retries on connection errors, timeouts, 429, 5xx")
-    p.add_argument("--max-tokens", type=int, default=1024, help="max_tokens of each request (default 1024)")
-    p.add_argument("--temperature", type=float, help="sampling temperature (default: the provider's)")
-    p.add_argument("--limit", type=int, help="only the first N items in id order")
-    p.add_argument("--split", help="split to predict (default: test; EgoPathBench: benchmark)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    return p
-
-
-def _config_from(args) -> ClientConfig:
-    if not args.endpoint.startswith(("http://", "https://")):
-        raise PredictError(f"--endpoint must be an http(s) URL, got {args.endpoint!r}")
-    for name in ("concurrency", "max_tokens"):
-        if getattr(args, name) < 1:
-            raise PredictError(f"--{name.replace('_', '-')} must be >= 1")
-    if args.max_retries < 0 or args.timeout <= 0 or (args.limit is not None and args.limit < 0):
-        raise PredictError("--max-retries and --limit must be >= 0, --timeout > 0")
-    key = None
-    if args.api_key_env:
-        key = os.environ.get(args.api_key_env)
-        if not key:
-            raise PredictError(f"environment variable {args.api_key_env} (--api-key-env) is not set")
-    return ClientConfig(endpoint=args.endpoint, model=args.model, api_key=key, timeout_s=args.timeout,
-                        max_retries=args.max_retries, max_tokens=args.max_tokens, temperature=args.temperature)
-
-
-def predict_main(argv: list[str]) -> int:
-    """CLI entry: 0 all predicted; 2 bad input; 3 items failed or endpoint unreachable; 130 interrupted."""
-    args = build_parser().parse_args(argv)
-    try:
-        cfg = _config_from(args)
-        out = Path(args.out) if args.out else default_out(args.model)
-        summary = run_predictions(args.dataset, cfg, out, configs=args.configs, concurrency=args.concurrency,
-                                  limit=args.limit, progress=not args.no_progress, split=args.split)
-    except (PredictError, DatasetError) as exc:
-        print(f"scenebench predict: error: {exc}", file=sys.stderr)
-        return getattr(exc, "code", 2)
-    except KeyboardInterrupt:
-        print("scenebench predict: interrupted; rerun the same command to resume", file=sys.stderr)
-        return 130
-    print(f"scenebench predict: {summary.line()}")
-    if summary.aborted:
-        print(f"scenebench predict: error: stopped: {summary.aborted}; {summary.failed} of {summary.selected} "
-              f"items without a prediction", file=sys.stderr)
-        return 3
-    if summary.failed:
-        print(f"scenebench predict: error: {summary.failed} of {summary.selected} items failed "
-              f"(see `error` in {summary.out}; rerun to retry them)", file=sys.stderr)
-        return 3
-    return 0

@@ -19,8 +19,9 @@ the same number of displayed IDs, from another scene; deterministic pairing). A
 control row's id is `<question id>@<control>` so ids stay globally unique; the pairing
 is the part before `@`.
 
-Layout (the contract with the evaluator): `<root>/<config>/<split>-00000-of-00001.parquet`,
-`README.md` (card with configs + dataset_info), `benchmark.json`, `SHA256SUMS`.
+Layout (the contract with the evaluator, `formats.dataset_layout`): one shard
+`<root>/<config>/<split>-00000-of-00001.parquet` per config and split, `README.md` (card with
+configs + dataset_info), `benchmark.json`, `SHA256SUMS`; built in a staging tree and swapped in.
 Byte-identical on re-export: rows sorted by id, fixed writer settings, JPEG overlays
 from a deterministic drawer and encoder, no timestamps.
 """
@@ -29,23 +30,22 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import shutil
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Callable
 
-import pyarrow as pa
 import pyarrow.parquet as pq
 import yaml
-from datasets import DatasetInfo, Features, Image, SplitDict, SplitInfo, Value
+from datasets import DatasetInfo, Features, Image, Value
 from PIL import Image as PILImage
 
 from geometry.egopath_schema import (ROUTE_TASKS, TASKS, TRAVERSABILITY_TASKS, Question, RouteUnit, Sheet,
                                      ViewAnnotation)
 from packagers.egopath_selection import select_benchmark
-from packagers.hf_export import _lib_versions, _sha256sums, _size_category, writer_settings
 from formats import atomic
+from formats.benchmark_config import BenchmarkConfigError, EgoPathBenchConfig, as_benchmark_dict
+from formats import dataset_layout as layout
 from formats.records import FrameRecord
 from scorers.egopath import evaluate_route, evaluate_traversability
 from scorers.egopath_language import resolve_explicit, resolve_intent
@@ -156,8 +156,12 @@ def read_records(run_dir: str | Path) -> list[FrameRecord]:
     path = Path(run_dir) / "records.jsonl"
     if not path.is_file():
         raise EgoPathExportError(f"{run_dir}: no records.jsonl (not a run store?)")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise EgoPathExportError(f"{path}: not UTF-8 ({exc.reason} at byte {exc.start})") from None
     out = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for n, line in enumerate(text.splitlines(), 1):
         if line.strip():
             try:
                 out.append(FrameRecord.model_validate_json(line))
@@ -183,8 +187,12 @@ def read_views(run_dir: str | Path) -> list[View]:
             ann = ViewAnnotation.model_validate(gt)
         except ValueError as exc:
             raise EgoPathExportError(f"{rec.frame_id}: ground truth is not a ViewAnnotation ({exc})") from exc
-        if not (run_dir / rec.image).is_file():
-            raise EgoPathExportError(f"{rec.frame_id}: frame {run_dir / rec.image} missing")
+        try:
+            image = layout.resolve_inside(run_dir, rec.image, f"{rec.frame_id}: image")
+        except layout.LayoutError as exc:
+            raise EgoPathExportError(str(exc)) from None
+        if not image.is_file():
+            raise EgoPathExportError(f"{rec.frame_id}: frame {image} missing")
         views.append(View(run_dir, rec, ann, str(group)))
     return sorted(views, key=lambda v: v.record.frame_id)
 
@@ -342,8 +350,12 @@ def overlay_jpeg(view: View, kind: str) -> bytes:
     from scorers.egopath_overlay import draw_candidates
 
     sheet = view.annotation.traversability if kind == "traversability" else view.annotation.route
-    with PILImage.open(view.run_dir / view.record.image) as im:
-        drawn = draw_candidates(im.convert("RGB"), sheet.waypoints)
+    path = view.run_dir / view.record.image  # inside the run: read_views checked it
+    try:
+        with PILImage.open(path) as im:
+            drawn = draw_candidates(im.convert("RGB"), sheet.waypoints)
+    except OSError as exc:  # truncated or not an image
+        raise EgoPathExportError(f"{path}: frame cannot be decoded ({exc})") from None
     buf = io.BytesIO()
     drawn.convert("RGB").save(buf, format="JPEG", quality=JPEG_QUALITY, optimize=False, progressive=False)
     return buf.getvalue()
@@ -421,12 +433,7 @@ class EgoPathExportSummary:
 
 
 def _parquet_bytes(rows: list[dict]) -> tuple[bytes, int]:
-    schema = FEATURES.arrow_schema
-    table = pa.Table.from_pylist(rows, schema=schema)
-    buf = pa.BufferOutputStream()
-    with pq.ParquetWriter(buf, schema, **writer_settings(schema)) as w:
-        w.write_table(table, row_group_size=ROW_GROUP_SIZE)
-    return buf.getvalue().to_pybytes(), table.nbytes
+    return layout.parquet_bytes(rows, FEATURES, ROW_GROUP_SIZE)
 
 
 def _card(infos: dict[str, DatasetInfo], counts: dict, bench: dict, stats: BuildStats, unpaired: dict,
@@ -438,15 +445,12 @@ def _card(infos: dict[str, DatasetInfo], counts: dict, bench: dict, stats: Build
         "license": str(bench.get("license", "cc-by-4.0")),
         "language": ["en"],
         "task_categories": ["visual-question-answering"],
-        "size_categories": [_size_category(total)],
+        "size_categories": [layout.size_category(total)],
         "tags": ["synthetic", "blender", "navigation", "embodied", "vlm", "egopathbench"],
-        "configs": [{"config_name": c, "data_files": [{"split": s, "path": f"{c}/{s}-*"} for s in SPLITS
-                                                      if counts.get(c, {}).get(s)],
-                     **({"default": True} if c == configs[0] else {})} for c in configs],
-        "dataset_info": [{"config_name": c, **infos[c]._to_yaml_dict()} for c in configs],
+        "configs": [layout.config_entry(c, [s for s in SPLITS if counts.get(c, {}).get(s)], default=c == configs[0])
+                    for c in configs],
     }
-    yml = yaml.safe_dump(header, sort_keys=False, allow_unicode=True, width=4096)
-    L = ["---", yml.rstrip("\n"), "---", "", "# EgoPathBench (scenebench reproduction)", "",
+    L = [*layout.card_header(header, {c: infos[c] for c in configs}), "", "# EgoPathBench (scenebench reproduction)", "",
          "First-person indoor views rendered in Blender with numbered waypoint overlays. A model answers with a "
          "JSON array of display IDs: a traversable set (Point / Embodied Traversability) or an ordered route from "
          "display ID 1 to the target (Point / Embodied / Intent Path). Every label (feasibility, legal edges, goal "
@@ -458,6 +462,9 @@ def _card(infos: dict[str, DatasetInfo], counts: dict, bench: dict, stats: Build
     L += ["", f"**Split rule.** split = salted SHA-256 of the scene group (salt `{salt}`), thresholds in the order "
           f"benchmark {fractions.get('benchmark', 0)}, validation {fractions.get('validation', 0)}, train "
           f"{fractions.get('train', 0)}; no group crosses splits. Empty splits are not listed.", "",
+          *([] if any(counts.get(c, {}).get("benchmark") for c in TASKS) else
+            ["**The benchmark split is empty.** Too few scene groups for the split rule to put one in "
+             "`benchmark`: this export has no questions to score, no controls and no audits.", ""]),
           "**Controls (Table S5).** On the benchmark split only: `<route task>_text_only` (same prompt, image null) "
           "and `<route task>_mismatched_overlay` (the overlay of another benchmark question of the same task and "
           "the same number of displayed IDs, from a different scene; the partner is the minimum of "
@@ -475,24 +482,38 @@ def _card(infos: dict[str, DatasetInfo], counts: dict, bench: dict, stats: Build
           "instead of GPT-written, ...) are listed in scenebench's `docs/egopathbench-deviations.md`.", "",
           "## Reproducibility", "", "Rows sorted by `id`; one shard per config and split; zstd level 3 except the "
           "embedded JPEG bytes; no timestamps. `SHA256SUMS` covers every file.", "", "Library versions:", ""]
-    L += [f"- {k}: {v}" for k, v in _lib_versions().items()]
+    L += [f"- {k}: {v}" for k, v in layout.lib_versions().items()]
     return "\n".join(L) + "\n"
 
 
-def export_egopathbench(runs, out: str | Path, bench_yaml: str | Path | dict | None = None) -> EgoPathExportSummary:
-    """Write `<out>/egopathbench/` from the run stores; replaces an earlier export there."""
+def _bench(bench_yaml: str | Path | dict | None) -> dict:
     if isinstance(bench_yaml, dict):
-        bench = bench_yaml
-    elif bench_yaml is not None:
-        bench = yaml.safe_load(Path(bench_yaml).read_text(encoding="utf-8")) or {}
-    else:
-        bench = {}
+        return bench_yaml
+    if bench_yaml is None:
+        return {}
+    path = Path(bench_yaml)
+    if not path.is_file():
+        raise EgoPathExportError(f"benchmark file {path} does not exist")
+    try:
+        return as_benchmark_dict(path, EgoPathBenchConfig)
+    except BenchmarkConfigError as exc:
+        raise EgoPathExportError(str(exc)) from None
+
+
+def write_egopathbench(runs, dest: str | Path, bench: dict, root: str | Path | None = None) -> EgoPathExportSummary:
+    """Write the dataset tree (all but SHA256SUMS) into the empty directory `dest`; the summary
+    names `root`, where the caller swaps it in (`layout.staged_tree`). Every question is built
+    and every overlay drawn before the first file is written."""
     run_dirs = [Path(r) for r in runs]
     if not run_dirs:
         raise EgoPathExportError("no run directories given")
     envs = set((bench.get("environments") or {"egopath": {}}))
     for r in run_dirs:
-        for rec in read_records(r):
+        records = read_records(r)
+        if not records:
+            raise EgoPathExportError(f"{r}: records.jsonl holds no frames (the render wrote none); "
+                                     "render it again or leave it out of the runs")
+        for rec in records:
             if rec.env not in envs:
                 raise EgoPathExportError(f"{r}: frame {rec.frame_id} is from env {rec.env!r}, not one of {sorted(envs)}")
     fractions = dict(bench.get("splits") or DEFAULT_FRACTIONS)
@@ -515,29 +536,21 @@ def export_egopathbench(runs, out: str | Path, bench_yaml: str | Path | dict | N
         if r:
             rows.setdefault(c, {})["benchmark"] = r
 
-    out = Path(out)
-    root = out / DATASET_NAME
-    staging = out / f".{DATASET_NAME}.staging"
-    if staging.exists():
-        shutil.rmtree(staging)
-    staging.mkdir(parents=True)
+    dest = Path(dest)
     infos, counts = {}, {}
     for config in sorted(rows):
-        splits = SplitDict()
-        total_bytes = download = 0
+        sizes = {}
         counts[config] = {}
         for split in SPLITS:
             r = sorted(rows[config].get(split, []), key=lambda x: x["id"])
             if not r:
                 continue
             data, nbytes = _parquet_bytes(r)
-            atomic.write_bytes(staging / config / f"{split}-00000-of-00001.parquet", data)
-            splits.add(SplitInfo(name=split, num_bytes=nbytes, num_examples=len(r)))
+            atomic.write_bytes(dest / layout.shard_path(config, split), data)
+            sizes[split] = (nbytes, len(r), len(data))
             counts[config][split] = len(r)
-            total_bytes += nbytes
-            download += len(data)
-        infos[config] = DatasetInfo(features=FEATURES, splits=splits, download_size=download, dataset_size=total_bytes)
-    atomic.write_text(staging / "README.md", _card(infos, counts, bench, stats, unpaired, fractions, salt))
+        infos[config] = layout.dataset_info(FEATURES, sizes)
+    atomic.write_text(dest / layout.CARD_FILE, _card(infos, counts, bench, stats, unpaired, fractions, salt))
     meta = {"benchmark": DATASET_NAME, "version": str(bench.get("version", "0")),
             "prompts_version": load_prompts()["version"], "tasks": list(TASKS), "controls": list(CONTROL_CONFIGS),
             "splits": list(SPLITS), "split_fractions": fractions, "split_salt": salt, "counts": counts,
@@ -546,17 +559,24 @@ def export_egopathbench(runs, out: str | Path, bench_yaml: str | Path | dict | N
                       "route_units": stats.route_units, "dropped": stats.dropped},
             "benchmark_selection": selection,
             "runs": sorted(r.name for r in run_dirs)}
-    atomic.write_json(staging / "benchmark.json", meta)
-    atomic.write_text(staging / "SHA256SUMS", _sha256sums(staging))
-    files = sorted(p.relative_to(staging).as_posix() for p in staging.rglob("*") if p.is_file())
-    atomic.replace_tree(staging, root)
-    return EgoPathExportSummary(root=root, counts=counts, stats=stats, unpaired=unpaired, files=files,
-                                selection=selection)
+    atomic.write_json(dest / "benchmark.json", meta)
+    return EgoPathExportSummary(root=Path(root) if root is not None else dest, counts=counts, stats=stats,
+                                unpaired=unpaired, files=[], selection=selection)
+
+
+def export_egopathbench(runs, out: str | Path, bench_yaml: str | Path | dict | None = None) -> EgoPathExportSummary:
+    """Write `<out>/egopathbench/` from the run stores; replaces an earlier export there.
+    A failure leaves the earlier export as it was and no staging tree."""
+    bench = _bench(bench_yaml)
+    root = Path(out) / DATASET_NAME
+    with layout.staged_tree(root) as staging:
+        summary = write_egopathbench(runs, staging, bench, root)
+    return replace(summary, files=layout.list_files(root))
 
 
 def load_questions(root: str | Path, config: str, split: str) -> list[Question]:
     """The `Question` records of one exported config/split (pyarrow only, no image decoding)."""
-    path = Path(root) / config / f"{split}-00000-of-00001.parquet"
+    path = Path(root) / layout.shard_path(config, split)
     if not path.is_file():
         raise EgoPathExportError(f"{path} does not exist")
     col = pq.read_table(path, columns=["question"]).column("question").to_pylist()

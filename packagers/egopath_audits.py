@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +29,7 @@ from geometry.occupancy import occupancy_from_mesh
 from geometry.raycast import SceneMesh
 from packagers.egopath import SPLITS, load_questions, read_records
 from formats import atomic
+from formats import dataset_layout as layout
 from formats.predictions import PredictionsError, read_predictions_file, reply_of
 from scorers.egopath import evaluate_route
 
@@ -47,6 +47,14 @@ SENSITIVITY_VARIANTS: dict[str, dict] = {
 
 class AuditError(ValueError):
     pass
+
+
+def _inside(run_dir: Path, rel: str, what: str) -> Path:
+    """A path named by a record, refused unless it resolves inside its run directory."""
+    try:
+        return layout.resolve_inside(run_dir, rel, what)
+    except layout.LayoutError as exc:
+        raise AuditError(str(exc)) from None
 
 
 # ------------------------------------------------------------------------------------ inputs
@@ -72,7 +80,7 @@ class RunIndex:
     def floor_wall_ids(self, run_dir: Path, scene_id: str) -> tuple[set, set]:
         key = (run_dir, scene_id)
         if key not in self._ids:
-            path = run_dir / "scenes" / f"{scene_id}.json"
+            path = _inside(run_dir, f"scenes/{scene_id}.json", f"scene {scene_id!r}: state")
             if not path.is_file():
                 raise AuditError(f"{path}: scene state missing (floor ids come from it)")
             objs = json.loads(path.read_text(encoding="utf-8")).get("objects") or []
@@ -86,7 +94,7 @@ class RunIndex:
     def mesh(self, run_dir: Path, scene_id: str) -> SceneMesh:
         key = (run_dir, scene_id)
         if key not in self._mesh:
-            path = run_dir / "scenes" / f"{scene_id}.npz"
+            path = _inside(run_dir, f"scenes/{scene_id}.npz", f"scene {scene_id!r}: mesh")
             if not path.is_file():
                 raise AuditError(f"{path}: scene mesh missing")
             self._mesh[key] = SceneMesh.load(path)
@@ -97,7 +105,7 @@ def route_questions(dataset_root: str | Path, splits=SPLITS) -> list[Question]:
     out = []
     for task in ROUTE_TASKS:
         for split in splits:
-            if (Path(dataset_root) / task / f"{split}-00000-of-00001.parquet").is_file():
+            if (Path(dataset_root) / layout.shard_path(task, split)).is_file():
                 out += load_questions(dataset_root, task, split)
     return sorted(out, key=lambda q: q.question_id)
 
@@ -159,8 +167,12 @@ def obstruction_audit(run_dirs, dataset_root, predictions_path=None, splits=("be
     for q, (a, b), model in items:
         run_dir, rec, ann = index.view(q.frame_id)
         if q.frame_id not in passes_cache:
-            with np.load(run_dir / rec.passes, allow_pickle=False) as z:
-                passes_cache = {q.frame_id: {"depth": z["depth"], "object_index": z["object_index"]}}
+            path = _inside(run_dir, rec.passes, f"{q.frame_id}: passes")
+            try:
+                with np.load(path, allow_pickle=False) as z:
+                    passes_cache = {q.frame_id: {"depth": z["depth"], "object_index": z["object_index"]}}
+            except (OSError, ValueError, KeyError) as exc:  # missing, truncated or without the two passes
+                raise AuditError(f"{path}: passes unreadable ({exc})") from None
         p = passes_cache[q.frame_id]
         floor, wall = index.floor_wall_ids(run_dir, rec.scene_id)
         out = audit_edge(q.waypoint_world[str(a)], q.waypoint_world[str(b)], ann.params,
@@ -251,29 +263,3 @@ def run_audits(run_dirs, dataset_root, out_dir, predictions_path=None, splits=("
         atomic.write_json(path, fn(run_dirs, dataset_root, predictions_path, splits=splits))
         written.append(path)
     return written
-
-
-def main(argv=None) -> int:
-    import argparse
-
-    p = argparse.ArgumentParser(prog="scenebench audit",
-                                description="EgoPathBench App. B audits over an exported dataset and its runs: "
-                                            "swept-corridor obstruction of illegal edges, geometry sensitivity")
-    p.add_argument("--runs", nargs="+", required=True)
-    p.add_argument("--dataset", required=True, help="exported dataset root (…/egopathbench)")
-    p.add_argument("--predictions", default=None, help="JSONL predictions (default: route-sheet non-edges)")
-    p.add_argument("--splits", nargs="+", default=["benchmark"])
-    p.add_argument("--out", required=True)
-    a = p.parse_args(argv)
-    missing = [r for r in [*a.runs, a.dataset] if not Path(r).is_dir()]
-    missing += [a.predictions] if a.predictions and not Path(a.predictions).is_file() else []
-    if missing:
-        print(f"scenebench audit: error: {', '.join(map(str, missing))} does not exist", file=sys.stderr)
-        return 2
-    for path in run_audits([Path(r) for r in a.runs], a.dataset, a.out, a.predictions, tuple(a.splits)):
-        print(path)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -24,6 +24,7 @@ import pyarrow.parquet as pq
 
 from geometry.egopath_schema import TASKS, TRAVERSABILITY_TASKS, Question
 from formats import atomic
+from formats import dataset_layout as layout
 from scorers.egopath import evaluate_route, evaluate_traversability, parse_id_list
 
 SFT_FILE = "egopathbench_sft.json"
@@ -98,7 +99,7 @@ def export_sft(dataset_root: str | Path, out_dir: str | Path) -> dict:
     items, n_rows, missing_image, missing_rationale, failed = [], 0, 0, 0, []
     written: set[str] = set()
     for task in TASKS:
-        shard = root / task / f"{SPLIT}-00000-of-00001.parquet"
+        shard = root / layout.shard_path(task, SPLIT)
         if not shard.is_file():
             continue
         for row in pq.read_table(shard).to_pylist():

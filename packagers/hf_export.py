@@ -3,7 +3,9 @@
 Layout (shared/notes/hf_export.md): `realitybench/<env>/test-0000i-of-0000N.parquet`, one
 config per environment, split `test`; image bytes embedded (HF `Image` feature, declared in
 both the Parquet schema metadata and the card); README.md card with `configs:` and
-`dataset_info:`; ATTRIBUTION.md from the asset manifest; SHA256SUMS over every file.
+`dataset_info:`; ATTRIBUTION.md from the asset manifest; SHA256SUMS over every file. Shard names,
+card header, SHA256SUMS, Parquet writer settings and the staged swap are `formats.dataset_layout`'s.
+Every path a record names is read only if it resolves inside its run directory.
 
 Column encoding (decided here, documented in the card):
 - `keys`: a list of structs, one per `KeySpec` (same shape in every environment, so the
@@ -18,23 +20,21 @@ by a size rule that depends only on the data, fixed Parquet writer settings, no 
 """
 from __future__ import annotations
 
-import hashlib
 import json
-import shutil
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 
-import pyarrow as pa
-import pyarrow.parquet as pq
 import yaml
-from datasets import DatasetInfo, Features, Image, List, SplitDict, SplitInfo, Value
+from datasets import DatasetInfo, Features, Image, List, Value
 
 from assets_manifest import load_manifest
+from blender_envs.registry import get_environment, known_environments
 from packagers.prompts import get_prompt, prompts_version, render_prompt, require_prompts
 from formats import atomic
+from formats import dataset_layout as layout
 from formats.canonical import canonical_json
 from formats.records import FrameRecord
+from formats.benchmark_config import RealityBenchConfig, as_benchmark_dict
 
 DATASET_NAME = "realitybench"
 SPLIT = "test"
@@ -43,7 +43,6 @@ SPLIT = "test"
 MAX_SHARD_BYTES = 200 * 1024 * 1024
 MAX_SHARD_ROWS = 2000
 ROW_GROUP_SIZE = 128          # ~64 MB of 1600x1200 JPEGs per row group (viewer limit ~300 MB)
-MEDIA_COLUMN = "image.bytes"  # already-compressed JPEG: stored uncompressed, no dictionary, no stats
 
 KEY_FEATURE = {"name": Value("string"), "type": Value("string"), "grammar": Value("string"),
                "tolerance": Value("float64"), "options": List(Value("string")), "scored_on": Value("string")}
@@ -80,7 +79,9 @@ FIELD_DOCS = {
             "options, scored_on (`acceptable` = scored on scorer-acceptable frames, `all` = on every frame)}",
     "scorer_verdict": "the acceptability scorer's verdict: `accept`, `reject` or `unscored` (the verdict hinges "
                       "only on a gray term; such frames are not scored for acceptability)",
-    "gray": "true when the frame fails at least one term inside that term's gray zone",
+    "gray": "true when the verdict depends only on gray terms (it fails at least one term, and every failing term "
+            "fails inside that term's gray zone); such frames are left out of every score (§4). A frame that "
+            "also fails a hard term is a plain `reject` with `gray` false; `terms` shows its gray failures",
     "terms": "every acceptability term: {name, side (`scene` or `frame`), value (a yes/no term is 1.0/0.0; null = "
              "not computable), threshold, unit, passed, gray}",
     "ground_truth": "JSON object: the answer key for every key in `keys`, plus diagnostics (e.g. tape_gap's "
@@ -124,24 +125,51 @@ def _read_run(run_dir: Path) -> _Run:
     if not man_path.exists():
         raise ExportError(f"{run_dir}: no manifest.json (the card needs its seeds and versions)")
     records = []
-    for n, line in enumerate(rec_path.read_text(encoding="utf-8").splitlines(), 1):
+    try:
+        text = rec_path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ExportError(f"{rec_path}: not UTF-8 ({exc.reason} at byte {exc.start})") from None
+    for n, line in enumerate(text.splitlines(), 1):
         if line.strip():
             try:
                 records.append(FrameRecord.model_validate_json(line))
             except ValueError as exc:
                 raise ExportError(f"{rec_path}:{n}: unreadable record ({exc})") from exc
-    return _Run(run_dir, json.loads(man_path.read_text(encoding="utf-8")), records)
+    if not records:  # a render that wrote no frame: say so rather than export an empty config
+        raise ExportError(f"{run_dir}: records.jsonl holds no frames (the render wrote none); "
+                          "render it again or leave it out of the runs")
+    try:
+        manifest = json.loads(man_path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise ExportError(f"{man_path}: not JSON ({exc})") from None
+    return _Run(run_dir, manifest, records)
+
+
+def _inside(run_dir: Path, rel: str, what: str) -> Path:
+    """A path from a record, refused unless it resolves inside its run directory."""
+    try:
+        return layout.resolve_inside(run_dir, rel, what)
+    except layout.LayoutError as exc:
+        raise ExportError(str(exc)) from None
 
 
 def _scene_spec(run_dir: Path, scene_id: str, cache: dict) -> str:
     key = (run_dir, scene_id)
     if key not in cache:
-        path = run_dir / "scenes" / f"{scene_id}.json"
+        path = _inside(run_dir, f"scenes/{scene_id}.json", f"scene {scene_id!r}: state")
         if not path.exists():
             raise ExportError(f"{path}: scene state missing")
         state = json.loads(path.read_text(encoding="utf-8"))
         cache[key] = canonical_json(state.get("spec", state))
     return cache[key]
+
+
+def gray_only(terms) -> bool:
+    """The verdict depends only on gray terms: some term fails and every failing term is gray
+    (RealityBench §4: such a frame is not scored). A frame that also fails a hard term is a
+    plain reject, whatever its gray terms say."""
+    failing = [t for t in terms if not t.passed]
+    return bool(failing) and all(t.gray for t in failing)
 
 
 def _term_row(t) -> dict:
@@ -156,13 +184,14 @@ def _row(run_dir: Path, rec: FrameRecord, scenes: dict) -> dict:
         "id": rec.frame_id,
         "env": rec.env,
         "stratum": rec.stratum,
-        "image": {"bytes": (run_dir / rec.image).read_bytes(), "path": Path(rec.image).name},
+        "image": {"bytes": _inside(run_dir, rec.image, f"{rec.frame_id}: image").read_bytes(),
+                  "path": Path(rec.image).name},
         "prompt": render_prompt(rec.env),
         "requirement": ep.requirement,
         "question": ep.question,
         "keys": [k.model_dump() for k in ep.keys],
         "scorer_verdict": rec.verdict,
-        "gray": any(t.gray and not t.passed for t in rec.terms),
+        "gray": gray_only(rec.terms),
         "terms": [_term_row(t) for t in rec.terms],
         "ground_truth": canonical_json(rec.ground_truth),
         "scene": _scene_spec(run_dir, rec.scene_id, scenes),
@@ -171,40 +200,9 @@ def _row(run_dir: Path, rec: FrameRecord, scenes: dict) -> dict:
 
 
 # -- Parquet -----------------------------------------------------------------------------------
-def _leaf_columns(schema: pa.Schema) -> list[str]:
-    buf = pa.BufferOutputStream()
-    pq.write_table(schema.empty_table(), buf)
-    pschema = pq.ParquetFile(pa.BufferReader(buf.getvalue())).schema
-    return [pschema.column(i).path for i in range(len(pschema))]
-
-
-def writer_settings(schema: pa.Schema) -> dict:
-    """Every setting that shapes the file bytes, fixed (so reruns are byte-identical)."""
-    leaves = _leaf_columns(schema)
-    others = [c for c in leaves if c != MEDIA_COLUMN]
-    return {
-        "compression": {c: ("NONE" if c == MEDIA_COLUMN else "ZSTD") for c in leaves},
-        "compression_level": {c: 3 for c in others},
-        "use_dictionary": others,
-        "write_statistics": others,
-        "version": "2.6",
-        "data_page_version": "1.0",
-        "data_page_size": 1024 * 1024,
-        "write_page_index": True,
-        "write_page_checksum": False,
-        "store_schema": True,
-        "use_content_defined_chunking": False,
-    }
-
-
 def _parquet_bytes(rows: list[dict]) -> tuple[bytes, int]:
     """(file bytes, Arrow in-memory size) of one shard."""
-    schema = FEATURES.arrow_schema  # carries the `huggingface` features metadata
-    table = pa.Table.from_pylist(rows, schema=schema)
-    buf = pa.BufferOutputStream()
-    with pq.ParquetWriter(buf, schema, **writer_settings(schema)) as w:
-        w.write_table(table, row_group_size=ROW_GROUP_SIZE)
-    return buf.getvalue().to_pybytes(), table.nbytes
+    return layout.parquet_bytes(rows, FEATURES, ROW_GROUP_SIZE)
 
 
 def plan_shards(sizes: list[int], max_bytes: int = MAX_SHARD_BYTES, max_rows: int = MAX_SHARD_ROWS
@@ -222,23 +220,6 @@ def plan_shards(sizes: list[int], max_bytes: int = MAX_SHARD_BYTES, max_rows: in
 
 
 # -- card ----------------------------------------------------------------------------------------
-def _size_category(n: int) -> str:
-    for limit, name in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M")):
-        if n < limit:
-            return name
-    return "n>1M"
-
-
-def _lib_versions() -> dict:
-    out = {}
-    for dist in ("scenebench", "datasets", "pyarrow", "Pillow", "numpy"):
-        try:
-            out[dist] = metadata.version(dist)
-        except metadata.PackageNotFoundError:
-            out[dist] = None
-    return out
-
-
 def _license(manifest: dict) -> str:
     lic = {str(a.get("license", "")).lower() for a in (manifest.get("assets") or {}).values()}
     return lic.pop() if len(lic) == 1 else "other"
@@ -247,21 +228,19 @@ def _license(manifest: dict) -> str:
 def _card(infos: dict[str, DatasetInfo], runs: list[_Run], excluded: dict[str, int], strata: dict,
           benchmark: dict | None, manifest: dict) -> str:
     envs = sorted(infos)
-    default = "tape_gap" if "tape_gap" in envs else envs[0]
+    default = next((e for e in envs if e in known_environments() and get_environment(e).card_default), envs[0])
     total = sum(info.splits[SPLIT].num_examples for info in infos.values())
     header = {
         "pretty_name": "RealityBench (scenebench reproduction)",
         "license": _license(manifest),
         "language": ["en"],
         "task_categories": ["visual-question-answering"],
-        "size_categories": [_size_category(total)],
+        "size_categories": [layout.size_category(total)],
         "tags": ["synthetic", "blender", "benchmark", "vlm", "realitybench"],
-        "configs": [{"config_name": e, "data_files": [{"split": SPLIT, "path": f"{e}/{SPLIT}-*"}],
-                     **({"default": True} if e == default else {})} for e in envs],
-        "dataset_info": [{"config_name": e, **infos[e]._to_yaml_dict()} for e in envs],
+        "configs": [layout.config_entry(e, [SPLIT], default=e == default) for e in envs],
     }
-    yml = yaml.safe_dump(header, sort_keys=False, allow_unicode=True, width=4096)
-    L: list[str] = ["---", yml.rstrip("\n"), "---", "", "# RealityBench (scenebench reproduction)", ""]
+    L: list[str] = [*layout.card_header(header, {e: infos[e] for e in envs}), "",
+                    "# RealityBench (scenebench reproduction)", ""]
     L += ["Procedurally generated, Blender-rendered photos of field documentation work (rooftop solar, "
           "an electrical panel, vehicle intake), each with an acceptability verdict and an answer key "
           "computed from the scene itself. Reproduces RealityBench's 11 environments; every label comes "
@@ -324,7 +303,7 @@ def _card(infos: dict[str, DatasetInfo], runs: list[_Run], excluded: dict[str, i
           f"{ROW_GROUP_SIZE} rows; zstd level 3 except the embedded JPEG bytes (stored uncompressed); no "
           "timestamps. The same run stores and library versions give byte-identical files; `SHA256SUMS` "
           "(`sha256sum -c SHA256SUMS`) covers every file.", "", "Library versions:", ""]
-    L += [f"- {k}: {v}" for k, v in _lib_versions().items()]
+    L += [f"- {k}: {v}" for k, v in layout.lib_versions().items()]
     L += ["", "## Bias, risks and limitations", "", "Synthetic scenes from procedural generators: the "
           "distributions of roofs, panels, vehicles and lighting are the generators', not the world's. "
           "Acceptability labels are one scorer's reading of each requirement.", "",
@@ -348,18 +327,24 @@ def _attribution(manifest: dict) -> str:
     return "\n".join(L) + "\n"
 
 
-def _sha256sums(root: Path) -> str:
-    lines = []
-    for p in sorted(q for q in root.rglob("*") if q.is_file() and q.name != "SHA256SUMS"):
-        lines.append(f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {p.relative_to(root).as_posix()}")
-    return "\n".join(lines) + "\n"
-
-
 # -- entry point ---------------------------------------------------------------------------------
+def _check_frame(run_dir: Path, rec: FrameRecord) -> None:
+    """Before anything is written: the frame's answer keys, and every file the row embeds
+    (image, scene state) exists inside its run directory."""
+    missing = [k.name for k in get_prompt(rec.env).keys if k.name not in rec.ground_truth]
+    if missing:
+        raise ExportError(f"{rec.frame_id}: ground truth lacks answer key(s) {', '.join(missing)}")
+    for rel, what in ((rec.image, "image"), (f"scenes/{rec.scene_id}.json", "scene state")):
+        path = _inside(run_dir, rel, f"{rec.frame_id}: {what}")
+        if not path.is_file():
+            raise ExportError(f"{path}: {what} of {rec.frame_id} missing")
+
+
 def export_realitybench(run_dirs: list[Path], out_dir: Path, benchmark_file: Path | None = None,
                         max_shard_bytes: int = MAX_SHARD_BYTES, max_shard_rows: int = MAX_SHARD_ROWS
                         ) -> ExportSummary:
-    """Write `out_dir/realitybench/` from the run stores; replaces an earlier export there."""
+    """Write `out_dir/realitybench/` from the run stores; replaces an earlier export there.
+    Every check runs before the first byte is written; a failure leaves no staging tree."""
     runs = [_read_run(Path(d)) for d in run_dirs]
     if not runs:
         raise ExportError("no run directories given")
@@ -374,54 +359,43 @@ def export_realitybench(run_dirs: list[Path], out_dir: Path, benchmark_file: Pat
     require_prompts(by_env)  # before any work: names every environment without a prompt
     benchmark = None
     if benchmark_file is not None:
-        benchmark = yaml.safe_load(Path(benchmark_file).read_text(encoding="utf-8"))
+        benchmark = as_benchmark_dict(benchmark_file, RealityBenchConfig)  # path or validated model
         unknown = sorted(set(by_env) - set(benchmark.get("environments") or {}))
         if unknown:
             raise ExportError(f"environment(s) {', '.join(unknown)} not in the benchmark file {benchmark_file}")
     manifest = load_manifest()
 
-    out_dir = Path(out_dir)
-    root = out_dir / DATASET_NAME
-    staging = out_dir / f".{DATASET_NAME}.staging"
-    if staging.exists():
-        shutil.rmtree(staging)
-    staging.mkdir(parents=True)
-
-    rows_n, excluded, shards, infos, strata = {}, {}, {}, {}, {}
-    scenes: dict = {}
+    kept_by_env, excluded, strata = {}, {}, {}
     for env in sorted(by_env):
         kept = sorted((x for x in by_env[env] if x[1].verdict != "excluded"), key=lambda x: x[1].frame_id)
         excluded[env] = len(by_env[env]) - len(kept)
         if not kept:
             raise ExportError(f"{env}: every frame was excluded; nothing to export")
-        for _, rec in kept:
-            missing = [k.name for k in get_prompt(env).keys if k.name not in rec.ground_truth]
-            if missing:
-                raise ExportError(f"{rec.frame_id}: ground truth lacks answer key(s) {', '.join(missing)}")
+        for d, rec in kept:
+            _check_frame(d, rec)
         strata[env] = {}
         for _, rec in kept:
             strata[env][rec.stratum] = strata[env].get(rec.stratum, 0) + 1
-        sizes = [(d / rec.image).stat().st_size for d, rec in kept]
-        plan = plan_shards(sizes, max_shard_bytes, max_shard_rows)
-        n_bytes = download = 0
-        shards[env] = []
-        for i, (a, b) in enumerate(plan):
-            rows = [_row(d, rec, scenes) for d, rec in kept[a:b]]
-            data, nbytes = _parquet_bytes(rows)
-            rel = f"{env}/{SPLIT}-{i:05d}-of-{len(plan):05d}.parquet"
-            atomic.write_bytes(staging / rel, data)
-            shards[env].append(rel)
-            n_bytes += nbytes
-            download += len(data)
-        rows_n[env] = len(kept)
-        splits = SplitDict()
-        splits.add(SplitInfo(name=SPLIT, num_bytes=n_bytes, num_examples=len(kept)))
-        infos[env] = DatasetInfo(features=FEATURES, splits=splits, download_size=download, dataset_size=n_bytes)
+        kept_by_env[env] = kept
 
-    atomic.write_text(staging / "README.md", _card(infos, runs, excluded, strata, benchmark, manifest))
-    atomic.write_text(staging / "ATTRIBUTION.md", _attribution(manifest))
-    atomic.write_text(staging / "SHA256SUMS", _sha256sums(staging))
-    files = sorted(p.relative_to(staging).as_posix() for p in staging.rglob("*") if p.is_file())
-
-    atomic.replace_tree(staging, root)
-    return ExportSummary(root=root, rows=rows_n, excluded=excluded, shards=shards, files=files)
+    root = Path(out_dir) / DATASET_NAME
+    rows_n, shards, infos = {}, {}, {}
+    scenes: dict = {}
+    with layout.staged_tree(root) as staging:
+        for env, kept in kept_by_env.items():
+            sizes = [(d / rec.image).stat().st_size for d, rec in kept]
+            plan = plan_shards(sizes, max_shard_bytes, max_shard_rows)
+            n_bytes = download = 0
+            shards[env] = []
+            for i, (a, b) in enumerate(plan):
+                data, nbytes = _parquet_bytes([_row(d, rec, scenes) for d, rec in kept[a:b]])
+                rel = layout.shard_path(env, SPLIT, i, len(plan))
+                atomic.write_bytes(staging / rel, data)
+                shards[env].append(rel)
+                n_bytes += nbytes
+                download += len(data)
+            rows_n[env] = len(kept)
+            infos[env] = layout.dataset_info(FEATURES, {SPLIT: (n_bytes, len(kept), download)})
+        atomic.write_text(staging / "README.md", _card(infos, runs, excluded, strata, benchmark, manifest))
+        atomic.write_text(staging / "ATTRIBUTION.md", _attribution(manifest))
+    return ExportSummary(root=root, rows=rows_n, excluded=excluded, shards=shards, files=layout.list_files(root))

@@ -6,7 +6,8 @@ option columns is loaded as a custom VQA dataset. Here `question` is the full Re
 prompt, `answer` the ground truth as canonical JSON and `category` the environment; the
 extra columns `frame_id`, `stratum` and `scorer_verdict` let a grader join the replies back
 to the Parquet rows and score `adequate`. The bytes are deterministic: rows in (env, id)
-order, fixed quoting and line ends.
+order, fixed quoting and line ends. The dataset is checked against its SHA256SUMS first, so a
+TSV is never made from a damaged or hand-edited export.
 """
 from __future__ import annotations
 
@@ -18,17 +19,24 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from formats import atomic
+from formats import dataset_layout as layout
+from packagers.hf_export import ExportError
 
 COLUMNS = ("index", "image", "question", "answer", "category", "frame_id", "stratum", "scorer_verdict")
 
 
 def _shards(dataset_dir: Path, configs: list[str] | None, split: str) -> list[Path]:
-    names = configs or sorted(p.name for p in dataset_dir.iterdir() if p.is_dir() and not p.name.startswith("."))
+    if not dataset_dir.is_dir():
+        raise ExportError(f"{dataset_dir}: no exported dataset there")
+    try:
+        layout.verify_sha256sums(dataset_dir)
+    except layout.LayoutError as exc:
+        raise ExportError(str(exc)) from None
     out = []
-    for name in names:
-        found = sorted((dataset_dir / name).glob(f"{split}-*.parquet"))
+    for name in configs or layout.list_configs(dataset_dir):
+        found = layout.find_shards(dataset_dir, name, split)
         if not found:
-            raise FileNotFoundError(f"{dataset_dir / name}: no {split}-*.parquet shards")
+            raise ExportError(f"{dataset_dir / name}: no {split}-*.parquet shards")
         out += found
     return out
 

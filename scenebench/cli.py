@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import logging
 import sys
 
 from scenebench import CONFIG_DIR, __version__
+from scenebench.errors import CliError
 
 
 def _known(group: str) -> list[str]:
@@ -68,88 +70,32 @@ def cmd_render(args) -> int:
     return 0 if not summary.failed_scenes else 3
 
 
-class CliError(Exception):
-    """Bad input to a non-render subcommand: one line on stderr, exit 2."""
+def _export_runs(args, bench, cfg) -> list:
+    """--runs (each a run or an output root holding runs), else every <runs-root>/<env>/ with records."""
+    from scenebench.runs import default_runs, expand_runs
 
-
-def _benchmark_file(name: str):
-    from pathlib import Path
-
-    p = Path(name)
-    if p.suffix in (".yaml", ".yml") or p.exists():
-        if not p.is_file():
-            raise CliError(f"benchmark file {p} does not exist")
-        return p
-    p = CONFIG_DIR / "benchmark" / f"{name}.yaml"
-    if not p.is_file():
-        raise CliError(f"unknown benchmark {name!r}; known benchmarks: {', '.join(_known('benchmark'))}")
-    return p
-
-
-def _run_dirs(args, envs: list[str], benchmark: str) -> list:
-    """--runs as given (each must exist), else every `<runs_root>/<env>/` of the benchmark that has records."""
-    from pathlib import Path
-
+    envs = list(cfg.environments)
     if args.runs:
-        runs = [Path(r) for r in args.runs]
-        for r in runs:
-            if not r.is_dir():
-                raise CliError(f"run directory {r} does not exist")
-        return runs
-    root = Path(args.runs_root)
-    runs = [root / e for e in envs if (root / e / "records.jsonl").is_file()]
-    if not runs:
-        raise CliError(f"no run directories under {root}/ for benchmark {benchmark} "
-                       f"(looked for {root}/<env>/records.jsonl; render first or pass --runs)")
-    return runs
+        return expand_runs(args.runs, envs, bench.name)
+    return default_runs(args.runs_root, envs, bench.name)
 
 
 def cmd_export(args) -> int:
-    """Run stores -> HF dataset (and optionally the VLMEvalKit TSV made from it)."""
+    """Run stores -> the benchmark's dataset, in one of the formats the benchmark exports."""
     from pathlib import Path
 
-    import yaml
+    from scenebench.benchmarks import resolve_benchmark
 
-    from packagers.hf_export import ExportError, export_realitybench
-    from packagers.prompts import MissingPromptError
-
-    bench_path = _benchmark_file(args.benchmark)
-    bench = yaml.safe_load(bench_path.read_text(encoding="utf-8")) or {}
-    envs = list(bench.get("environments") or {})
-    if bench.get("benchmark") == "egopathbench":  # EgoPathBench: questions per task config, SFT + audits
-        from packagers.egopath import EgoPathExportError
-        from packagers.egopath_release import export_release
-
-        if args.format != "hf":
-            raise CliError("egopathbench exports only --format hf")
-        try:
-            export_release(_run_dirs(args, envs, "egopathbench"), Path(args.out), bench)
-        except EgoPathExportError as exc:
-            raise CliError(str(exc)) from None
-        return 0
-    runs = _run_dirs(args, envs, bench.get("benchmark", args.benchmark))
-    try:
-        summary = export_realitybench(runs, Path(args.out), bench_path)
-    except (ExportError, MissingPromptError) as exc:
-        raise CliError(str(exc)) from None
-    skipped = [e for e in envs if e not in summary.rows]
-    if skipped:
-        print(f"scenebench: skipped (no run exported): {', '.join(skipped)}", file=sys.stderr)
-    print(f"scenebench: {summary.total_rows} frames from {len(runs)} run(s) -> {summary.root}")
-    for env in sorted(summary.rows):
-        print(f"scenebench:   {env}: {summary.rows[env]} frames ({summary.excluded[env]} excluded by the sanity check)")
-    if args.format == "vlmevalkit":
-        from packagers.vlmevalkit import export_vlmevalkit
-
-        tsv = Path(args.out) / "RealityBench.tsv"
-        n = export_vlmevalkit(summary.root, tsv)
-        print(f"scenebench: VLMEvalKit TSV ({n} rows) -> {tsv}")
+    bench, cfg, path = resolve_benchmark(args.benchmark)
+    if args.format not in bench.export_formats:
+        raise CliError(f"{bench.name} exports only --format {' or '.join(bench.export_formats)}")
+    bench.export(_export_runs(args, bench, cfg), Path(args.out), cfg, path, fmt=args.format)
     return 0
 
 
 def cmd_benchmark(args) -> int:
     """Render every implemented environment of a benchmark file, then export it."""
-    from render_farm.benchmark import run_benchmark
+    from scenebench.regenerate import run_benchmark
 
     workers = args.workers if args.workers == "auto" else int(args.workers)
     s = run_benchmark(args.benchmark, scale=args.scale, out=args.out, datasets_out=args.datasets,
@@ -158,47 +104,17 @@ def cmd_benchmark(args) -> int:
 
 
 def cmd_score(args) -> int:
-    """Grade prediction files against an exported dataset and write the report directory."""
-    from pathlib import Path
+    """Grade prediction files against an exported dataset (its benchmark grades) and write the report."""
+    from scenebench.benchmarks import ScoreOptions, benchmark_for_dataset
 
-    from scorers.egopath_report import find_egopath_root
-
-    if find_egopath_root(args.dataset) is not None:  # benchmark.json says egopathbench
-        from scorers import egopath
-        from scorers.egopath_report import EgoPathDataError, run_score, summary_table as ego_table
-
-        # Unset -> App. A's 10,000 scene-cluster resamples with seed 20260717.
-        seed = egopath.SEED if args.seed is None else args.seed
-        n_res = egopath.N_RESAMPLES if args.n_resamples is None else args.n_resamples
-        try:
-            metrics, warnings, md = run_score(args.dataset, args.predictions, args.report_dir, seed=seed,
-                                              n_resamples=n_res)
-        except (EgoPathDataError, ValueError) as exc:
-            raise CliError(str(exc)) from None
-        for w in warnings:
-            print(f"scenebench: warning: {w}", file=sys.stderr)
-        print(ego_table(metrics))
-        print(f"scenebench: report -> {md}")
-        return 0
-
-    from scorers.dataset_items import DatasetError, dataset_root, load_items
-    from scorers.report import ReportError, load_predictions, load_price_table, score, summary_table, write_report
-
-    try:
-        items = load_items(args.dataset)
-        preds = [load_predictions(p) for p in args.predictions]
-        prices = load_price_table(args.prices)
-        metrics, warnings = score(items, preds, prices, seed=args.seed or 0, n_ci=args.n_resamples or 1000,
-                                  n_paired=args.n_paired, dataset=str(dataset_root(args.dataset)),
-                                  prices_path=str(args.prices) if args.prices else "configs/prices.yaml")
-    except (DatasetError, ReportError) as exc:
-        raise CliError(str(exc)) from None
-    for w in warnings:
+    bench, _ = benchmark_for_dataset(args.dataset)
+    res = bench.score(args.dataset, args.predictions, args.report_dir,
+                      ScoreOptions(seed=args.seed, n_resamples=args.n_resamples, n_paired=args.n_paired,
+                                   prices=args.prices))
+    for w in res.warnings:
         print(f"scenebench: warning: {w}", file=sys.stderr)
-    report_dir = Path(args.report_dir) if args.report_dir else Path("reports") / Path(metrics["dataset"]["path"]).name
-    write_report(metrics, report_dir)
-    print(summary_table(metrics))
-    print(f"scenebench: report -> {report_dir}/report.md")
+    print(res.table)
+    print(f"scenebench: report -> {res.report}")
     return 0
 
 
@@ -226,11 +142,9 @@ def cmd_ratings(args) -> int:
 
 
 def cmd_predict(argv: list[str]) -> int:
-    """Forwarded whole to model_runs.predict (imported only here: it pulls in API clients)."""
-    try:
-        from model_runs.predict import predict_main
-    except ImportError as exc:
-        raise CliError(f"scenebench predict is unavailable: {exc}") from None
+    """Forwarded whole to scenebench.predict_cli (its parser owns every option)."""
+    from scenebench.predict_cli import predict_main
+
     rc = predict_main(argv)
     return 0 if rc is None else int(rc)
 
@@ -243,10 +157,18 @@ def main(argv: list[str] | None = None) -> int:
         except CliError as exc:
             print(f"scenebench: error: {exc}", file=sys.stderr)
             return 2
-    if argv[:1] == ["audit"]:  # EgoPathBench App. B audits; their parser owns the options
-        from packagers.egopath_audits import main as audit_main
+    if argv[:1] == ["audit"]:  # a benchmark's supporting audits; their parser owns the options
+        from scenebench.audit_cli import audit_main
 
         return audit_main(argv[1:])
+    if argv[:1] == ["new-env"] and importlib.util.find_spec("scenebench.scaffold") is not None:
+        from scenebench.scaffold import main as scaffold_main  # its parser owns the options
+
+        return scaffold_main(argv[1:])
+    from scenebench.benchmarks import default_benchmark, known_benchmarks, registry
+
+    default, names = default_benchmark().name, ", ".join(known_benchmarks())
+    formats = tuple(dict.fromkeys(f for b in registry().values() for f in b.export_formats))
     parser = argparse.ArgumentParser(prog="scenebench", description=__doc__)
     parser.add_argument("--version", action="version", version=f"scenebench {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -255,16 +177,18 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(func=cmd_render)
 
     p = sub.add_parser("export", help="export run stores as the benchmark's dataset (HF Parquet or VLMEvalKit TSV)")
-    p.add_argument("--benchmark", default="realitybench", help="a configs/benchmark/ name or a YAML path")
-    p.add_argument("--runs", nargs="+", metavar="DIR", help="run directories (default: every <runs-root>/<env>/)")
+    p.add_argument("--benchmark", default=default, help=f"one of {names}, or a benchmark YAML path")
+    p.add_argument("--runs", nargs="+", metavar="DIR",
+                   help="run directories, or output roots holding <env>/ runs (default: every <runs-root>/<env>/)")
     p.add_argument("--runs-root", default="out", help="where the default run directories live (default: out)")
-    p.add_argument("--out", default="datasets", help="output folder; the dataset goes to <out>/realitybench")
-    p.add_argument("--format", choices=("hf", "vlmevalkit"), default="hf",
-                   help="vlmevalkit also writes <out>/RealityBench.tsv from the exported Parquet")
+    p.add_argument("--out", default="datasets", help="output folder; the dataset goes to <out>/<benchmark>")
+    p.add_argument("--format", choices=formats, default="hf",
+                   help="hf: the Parquet dataset; vlmevalkit (where the benchmark offers it) also writes a "
+                        "VLMEvalKit TSV under <out>/ from the exported Parquet")
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("benchmark", help="render a whole benchmark from configs/benchmark/<name>.yaml and export it")
-    p.add_argument("--benchmark", default="realitybench", help="a configs/benchmark/ name or a YAML path")
+    p.add_argument("--benchmark", default=default, help=f"one of {names}, or a benchmark YAML path")
     p.add_argument("--scale", type=float, default=1.0, help="multiply every frame count (0 stays 0, else >= 1)")
     p.add_argument("--out", default="out", help="run root; runs go to <out>/<benchmark>-<version>-scale<S>/")
     p.add_argument("--datasets", default="datasets", help="dataset root; the dataset goes to <datasets>/<benchmark>")
@@ -274,12 +198,12 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(func=cmd_benchmark)
 
     p = sub.add_parser("score", help="grade prediction files; write report.md, metrics.json and figures")
-    p.add_argument("--dataset", required=True, help="exported dataset folder (e.g. datasets/realitybench)")
+    p.add_argument("--dataset", required=True, help="exported dataset folder (e.g. datasets/<benchmark>)")
     p.add_argument("--predictions", required=True, nargs="+", metavar="JSONL", help="one JSONL per model")
     p.add_argument("--report-dir", default=None, help="default: reports/<dataset name>")
     p.add_argument("--prices", default=None, help="price table YAML (default: configs/prices.yaml)")
     p.add_argument("--seed", type=int, default=None,
-                   help="bootstrap seed (default: 0; EgoPathBench: 20260717, as App. A)")
+                   help="bootstrap seed (default: the benchmark's own, as its paper fixes it)")
     p.add_argument("--n-resamples", type=int, default=None, help=argparse.SUPPRESS)
     p.add_argument("--n-paired", type=int, default=2000, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_score)

@@ -5,11 +5,11 @@ with pyarrow: only the columns grading needs (`id`, `env`, `stratum`, `scorer_ve
 `gray`, `ground_truth` (canonical JSON string), `keys` (list of KeySpec structs)); the
 image bytes are never loaded.
 
-`acceptability_scored` follows RealityBench §4 (and the grading module's docstring):
-car_plate frames are never scored for acceptability (the raters split on its
-requirement), and rail_attachment frames that show an attachment with its lag bolt or
-flashing missing (ground truth `lag_present` or `flashing_present` false) are dropped
-from acceptability "due to task ambiguity"; both are still documented.
+`acceptability_scored` follows RealityBench §4 (and the grading module's docstring), as
+the environment declares it (`Environment.acceptability_scored`, e.g. car_plate: never)
+or the frame's own ground truth says (`acceptability_scored: false`, e.g. rail_attachment
+with its lag bolt or flashing missing, dropped "due to task ambiguity"); both are still
+documented.
 """
 from __future__ import annotations
 
@@ -19,12 +19,11 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
+from blender_envs.registry import scores_acceptability
 from scorers.answer_keys import KeySpec
 from scorers.realitybench_grading import GradingItem
 
 COLUMNS = ("id", "env", "stratum", "scorer_verdict", "gray", "ground_truth", "keys")
-NO_ACCEPTABILITY_ENVS = frozenset({"car_plate"})
-MISSING_PART_KEYS = {"rail_attachment": ("lag_present", "flashing_present")}
 
 __all__ = ["DatasetError", "acceptability_scored", "dataset_root", "shard_paths", "load_items", "COLUMNS"]
 
@@ -34,10 +33,8 @@ class DatasetError(ValueError):
 
 
 def acceptability_scored(env: str, ground_truth: dict[str, Any]) -> bool:
-    """False where the paper scores documentation only (car_plate; rail_attachment missing a part)."""
-    if env in NO_ACCEPTABILITY_ENVS:
-        return False
-    return not any(ground_truth.get(k) is False for k in MISSING_PART_KEYS.get(env, ()))
+    """False where the paper scores documentation only (the environment or the frame says so)."""
+    return scores_acceptability(env, ground_truth)
 
 
 def dataset_root(path: str | Path) -> Path:

@@ -30,9 +30,10 @@ from collections import OrderedDict
 
 import numpy as np
 
-from blender_envs.indoor.layout import IndoorSpec, footprint, point_poly_distance
+from blender_envs.indoor.layout import IndoorSpec, footprint
 from geometry.camera import CameraPose, project
 from geometry.egopath_schema import GeometryParams, TargetInfo
+from geometry.polygons import point_poly_distance
 from geometry.raycast import in_frame_mask, sample_surface, visible_mask
 from scorers.terms import TermResult, flag, term
 
@@ -214,7 +215,7 @@ def ground_truth(geo, view, frame=None, timings: dict | None = None) -> dict:
     """The view's `ViewAnnotation` (JSON) plus its scene group. Deterministic: waypoint
     draws use a generator seeded from (spec seed, view index). `timings` (optional)
     collects the annotation's stage durations (see `build_view_annotation`)."""
-    from geometry.view_annotation import NoStartError, build_view_annotation
+    from geometry.view_annotation import AnnotationParams, NoStartError, build_view_annotation
     from scorers.egopath_language import explicit_target_text, intent_request
 
     spec: IndoorSpec = geo.spec
@@ -229,7 +230,7 @@ def ground_truth(geo, view, frame=None, timings: dict | None = None) -> dict:
             floor_ids=floor_ids(geo), obstacle_ids=obstacle_ids(geo),
             rng=np.random.default_rng([int(spec.seed), int(view.view_index), 7]),
             target_texts={k: v for k, v in texts.items() if v is not None}, visible_objects=visible,
-            min_target_start_m=MIN_TARGET_START_M, timings=timings)
+            params=AnnotationParams(min_target_start_m=MIN_TARGET_START_M), timings=timings)
     except NoStartError as e:
         return {"scene_group": spec.scene_group, "annotation_error": f"no_start: {e}"}
     irng = np.random.default_rng([int(spec.seed), int(view.view_index), 11])

@@ -15,6 +15,7 @@ from collections import Counter
 
 import numpy as np
 
+from blender_envs.registry import measurement_fields
 from scorers.cost import Price, set_cost
 from scorers.realitybench_grading import (
     GradingItem, ItemGrade, _Arrays, _metrics_from, always_accept_grades, bootstrap_strata, field_scores,
@@ -24,7 +25,7 @@ from scorers.realitybench_results import RealityBenchScore, ScoreResult
 from scorers.stats import _groups, _resamples, percentile_ci
 
 __all__ = ["score", "score_result", "field_skill", "cost_frontier", "set_metrics_fields", "BASELINE", "CI_METRICS",
-           "PAIRED_METRICS", "MEASUREMENT_FIELDS", "SKILL_ORDER"]
+           "PAIRED_METRICS", "SKILL_ORDER"]
 
 CI_METRICS = ("f1", "false_accept_rate", "miss_rate", "precision", "recall", "doc_score", "in_grammar")
 PAIRED_METRICS = ("f1", "doc_score")
@@ -34,7 +35,6 @@ BASELINE = "always-accept"
 CONFIDENCE = 0.95
 # Fig. 3's skill groups (Table 10): reading = transcribe text or digits, judgment = a categorical
 # scene state, measurement = reading tape measures. Decided per key type, tape_gap's numbers apart.
-MEASUREMENT_FIELDS = frozenset({"tape_gap/reading_in", "tape_gap/gap_in"})
 SKILL_ORDER = ("reading", "judgment", "measurement")
 
 
@@ -54,7 +54,7 @@ def _unique_names(preds: list[Predictions]) -> None:
 
 def field_skill(field_name: str, key_type: str) -> str:
     """Fig. 3 group of an `env/key` field."""
-    if field_name in MEASUREMENT_FIELDS:
+    if field_name in measurement_fields():
         return "measurement"
     return "judgment" if key_type in ("bool", "enum", "enum_list") else "reading"
 

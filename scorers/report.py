@@ -17,14 +17,14 @@ from scorers.realitybench_figures import fig2, fig3
 from scorers.realitybench_inputs import Predictions, ReportError, load_predictions, load_price_table
 from scorers.realitybench_markdown import report_markdown, summary_table
 from scorers.realitybench_metrics import (
-    BASELINE, MEASUREMENT_FIELDS, SKILL_ORDER, cost_frontier, field_skill, score, score_result, set_metrics_fields)
+    BASELINE, SKILL_ORDER, cost_frontier, field_skill, score, score_result, set_metrics_fields)
 from scorers.realitybench_ratings import ratings_report, ratings_table, read_ratings_csv
 
 REPORT_FILES = ("report.md", "metrics.json", "fig2_f1_doc_vs_cost.png", "fig3_field_heatmap.png")
 
 __all__ = ["ReportError", "Predictions", "load_predictions", "load_price_table", "score", "write_report",
            "summary_table", "report_markdown", "score_result", "field_skill", "cost_frontier", "set_metrics_fields",
-           "read_ratings_csv", "ratings_report", "ratings_table", "BASELINE", "MEASUREMENT_FIELDS", "SKILL_ORDER",
+           "read_ratings_csv", "ratings_report", "ratings_table", "BASELINE", "SKILL_ORDER",
            "REPORT_FILES"]
 
 

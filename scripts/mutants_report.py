@@ -207,9 +207,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"mutants_report: no mutation results for {args.modules or 'any module'}", file=sys.stderr)
         return 2
     lines = table(modules) + survivors(modules)
-    print("\n".join(lines))
     if args.markdown:
         args.markdown.write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
 
     low = [s for s in modules if s.rate is not None and s.rate < args.min_rate]
     for s in low:

@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from conftest import ROOT, preview_quality
-from render_farm.benchmark import run_benchmark, scaled
+from scenebench.regenerate import run_benchmark, scaled
 from render_farm.runner import ConfigError
 
 pytestmark = pytest.mark.render

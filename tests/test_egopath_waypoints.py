@@ -19,7 +19,7 @@ from geometry.camera import CameraPose, PhoneLens, look_at, project
 from geometry.egopath_schema import GeometryParams, TargetInfo, ViewAnnotation
 from geometry.occupancy import occupancy_from_mesh
 from geometry.raycast import Raycaster, SceneMesh
-from geometry.view_annotation import NoStartError, build_view_annotation, verify_route
+from geometry.view_annotation import AnnotationParams, NoStartError, build_view_annotation, verify_route
 from geometry.waypoints import (
     Marker,
     floor_visibility,
@@ -106,8 +106,8 @@ def scene():
 def build(scene, seed=0, **kw) -> ViewAnnotation:
     mesh, rc, grid, pose = scene
     args = dict(mesh=mesh, raycaster=rc, grid=grid, pose=pose, targets=TARGETS, floor_ids=[1],
-                obstacle_ids=OBSTACLES, rng=np.random.default_rng(seed), params=PARAMS,
-                target_texts=TEXTS, n_ground=12, n_surface=4)
+                obstacle_ids=OBSTACLES, rng=np.random.default_rng(seed),
+                params=AnnotationParams(geometry=PARAMS, n_ground=12, n_surface=4), target_texts=TEXTS)
     args.update(kw)
     return build_view_annotation(**args)
 
@@ -384,7 +384,7 @@ def test_narrow_gap_only_way_embodied_route_absent():
     pose = make_pose()
     a = build_view_annotation(mesh=mesh, raycaster=rc, grid=grid, pose=pose, targets=[TARGETS[1]],
                               floor_ids=[1], obstacle_ids=[2, 4, 5, 6], rng=np.random.default_rng(1),
-                              target_texts=TEXTS, n_ground=12, n_surface=3)
+                              target_texts=TEXTS, params=AnnotationParams(n_ground=12, n_surface=3))
     assert len(a.routes) == 1
     u = a.routes[0]
     assert u.point_reference is not None and u.point_shortest_m > 0
@@ -448,7 +448,8 @@ def _build_stool(min_target_start_m=0.0):
     return build_view_annotation(
         mesh=mesh, raycaster=rc, grid=grid, pose=pose, targets=TARGETS + [target_info(9, "stool", *STOOL)],
         floor_ids=[1], obstacle_ids=[2, 3, 4, 5, 6, 9], rng=np.random.default_rng(0),
-        target_texts={**TEXTS, 9: "the stool"}, n_ground=12, n_surface=3, min_target_start_m=min_target_start_m)
+        target_texts={**TEXTS, 9: "the stool"},
+        params=AnnotationParams(n_ground=12, n_surface=3, min_target_start_m=min_target_start_m))
 
 
 def test_start_inside_the_goal_ring_is_no_route_question():
@@ -495,8 +496,8 @@ def test_display_search_routes_through_the_shown_gap():
     def ann_(display_search):
         return build_view_annotation(mesh=mesh, raycaster=rc, grid=grid, pose=pose,
                                      targets=[target_info(8, "shelf", *SHELF)], floor_ids=[1], obstacle_ids=[2, 7, 8],
-                                     rng=np.random.default_rng(0), target_texts={8: "the shelf"}, n_ground=12,
-                                     n_surface=3, display_search=display_search)
+                                     rng=np.random.default_rng(0), target_texts={8: "the shelf"},
+                                     params=AnnotationParams(n_ground=12, n_surface=3, display_search=display_search))
 
     assert ann_(False).routes == []
     a = ann_(True)

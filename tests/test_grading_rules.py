@@ -114,7 +114,7 @@ def test_malformed_reply_with_the_right_content_scores_as_wrong(data):
         assert not g.in_grammar and g.adequate is None
         assert all(v == 0.0 for v in g.field_scores.values())
     assert acc.field_scores == {"reading_in": 0.0, "gap_in": 0.0, "tilted": 0.0} and acc.doc_score == 0.0
-    assert rej.field_scores == {"tilted": 0.0} and rej.doc_score == 0.0
+    assert rej.field_scores == {"tilted": 0.0} and rej.doc_score is None  # App. D: accepted frames only
     m = acceptability_metrics([acc, rej])
     assert m.miss_rate == 1.0 and m.false_accept_rate == 1.0 and m.precision is None
     # the same content in grammar is right on both frames

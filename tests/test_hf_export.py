@@ -162,8 +162,18 @@ def test_card_yaml_and_body(runs, tmp_path):
     assert front["configs"][1]["data_files"] == [{"split": "test", "path": "tape_gap/test-*"}]
     assert front["configs"][1].get("default") is True
     infos = {i["config_name"]: i for i in front["dataset_info"]}
-    assert infos["tape_gap"]["splits"] == [{"name": "test", "num_bytes": infos["tape_gap"]["splits"][0]["num_bytes"],
-                                            "num_examples": 5}]
+    split = infos["tape_gap"]["splits"]
+    assert [(s["name"], s["num_examples"]) for s in split] == [("test", 5)]
+    # sizes checked against the files themselves: download_size is the shard's size on disk;
+    # num_bytes (= dataset_size) is the Arrow size of the rows, which holds the five JPEGs
+    # whole and is within a validity bitmap of the table read back from the shard
+    shard = tmp_path / "hf/realitybench/tape_gap/test-00000-of-00001.parquet"
+    assert infos["tape_gap"]["download_size"] == shard.stat().st_size
+    assert infos["tape_gap"]["dataset_size"] == split[0]["num_bytes"]
+    jpegs = sum(p.stat().st_size for r in runs[:2] for p in (r / "frames").glob("*.jpg")
+                if "random-00001-00" not in p.name)                    # the excluded frame is not exported
+    assert jpegs < split[0]["num_bytes"] < shard.stat().st_size
+    assert abs(split[0]["num_bytes"] - pq.read_table(shard).nbytes) <= 8
     assert {"name": "image", "dtype": "image"} in infos["tape_gap"]["features"]
     body = text.split("---\n", 2)[2]
     for name in FEATURES:
@@ -263,3 +273,14 @@ def test_vlmevalkit_tsv(runs, tmp_path):
     assert img.format == "JPEG" and img.size == (64, 48)
     src = tmp_path / "runs/positive/tape_gap/frames/tape_gap-positive-00000-00.jpg"
     assert base64.b64decode(row["image"]) == src.read_bytes()
+
+
+def test_vlmevalkit_refuses_a_damaged_dataset(runs, tmp_path):
+    s = export_realitybench(runs, tmp_path / "hf", None)
+    shard = s.root / "tape_gap/test-00000-of-00001.parquet"
+    shard.write_bytes(shard.read_bytes()[:-1] + b"\0")                 # one byte changed
+    with pytest.raises(ExportError, match="sha256 differs"):
+        export_vlmevalkit(s.root, tmp_path / "RealityBench.tsv")
+    assert not (tmp_path / "RealityBench.tsv").exists()
+    with pytest.raises(ExportError, match="no exported dataset"):
+        export_vlmevalkit(tmp_path / "nowhere", tmp_path / "RealityBench.tsv")

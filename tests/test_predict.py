@@ -23,7 +23,8 @@ from PIL import Image as PILImage  # noqa: E402
 
 from model_runs import predict  # noqa: E402
 from model_runs.dataset_items import DatasetError, item_ids, iter_items, list_configs  # noqa: E402
-from model_runs.predict import predict_main, read_predictions, usage_for_cost  # noqa: E402
+from model_runs.predict import read_predictions, usage_for_cost  # noqa: E402
+from scenebench.predict_cli import predict_main  # noqa: E402
 from packagers.hf_export import export_realitybench  # noqa: E402
 from packagers.prompts import render_prompt  # noqa: E402
 from formats.records import FrameRecord  # noqa: E402

@@ -35,12 +35,13 @@ _ground_truth = ground_truth
 
 
 def _terms(kind: str) -> tuple[str, list[TermResult]]:
-    """(verdict, terms); `gray_reject` fails a gray term and a hard one: rejected but gray."""
+    """(verdict, terms); `gray_two` fails two gray terms and nothing else: left out like `unscored`
+    (a frame that also fails a hard term is a plain reject: tests/test_export_defects.py)."""
     ok = TermResult(name="in_frame", side="scene", value=1.0, threshold=">= 0.9", passed=True)
     gray = TermResult(name="yaw", side="scene", value=20.0, threshold="<= 15 deg", unit="deg", passed=False, gray=True)
     hard = TermResult(name="distance", side="scene", value=None, threshold="<= 0.65 m", unit="m", passed=False)
     return {"accept": ("accept", [ok]), "reject": ("reject", [ok, hard]), "unscored": ("unscored", [ok, gray]),
-            "gray_reject": ("reject", [ok, gray, hard])}[kind]
+            "gray_two": ("unscored", [ok, gray, gray.model_copy(update={"name": "lean"})])}[kind]
 
 
 def make_run(run_dir: Path, env: str, stratum: str, kinds: list[str]) -> Path:
@@ -77,7 +78,7 @@ def build_dataset(base: Path) -> Path:
 
     runs = [
         make_run(base / "runs/random/tape_gap", "tape_gap", "random",
-                 ["accept", "reject", "reject", "unscored", "gray_reject"]),
+                 ["accept", "reject", "reject", "unscored", "gray_two"]),
         make_run(base / "runs/positive/tape_gap", "tape_gap", "positive", ["accept", "accept"]),
         make_run(base / "runs/random/slope_gauge", "slope_gauge", "random", ["reject", "accept", "reject"]),
         make_run(base / "runs/positive/slope_gauge", "slope_gauge", "positive", ["accept"]),
@@ -344,14 +345,14 @@ def test_export_subcommand_lists_skipped_environments(tmp_path):
 
 
 def test_predict_forwards_its_argv(monkeypatch):
-    """`scenebench predict ...` hands every remaining argument, --help included, to model_runs.predict."""
+    """`scenebench predict ...` hands every remaining argument, --help included, to scenebench.predict_cli."""
     import types
 
     from scenebench import cli
 
     seen = []
-    fake = types.ModuleType("model_runs.predict")
+    fake = types.ModuleType("scenebench.predict_cli")
     fake.predict_main = lambda argv: seen.append(argv) or 7
-    monkeypatch.setitem(sys.modules, "model_runs.predict", fake)
+    monkeypatch.setitem(sys.modules, "scenebench.predict_cli", fake)
     assert cli.main(["predict", "--dataset", "d", "--help"]) == 7
     assert seen == [["--dataset", "d", "--help"]]

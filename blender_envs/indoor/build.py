@@ -15,6 +15,7 @@ from blender_envs.core.bpy_env import bpy
 from blender_envs.indoor.furniture import ACCENT_RGB, CATEGORIES
 from blender_envs.indoor.layout import DOOR_HEIGHT, WALL_T, IndoorSpec, piece_matrix
 from blender_envs.indoor.mesh import FLOOR_THICKNESS, object_table  # noqa: F401  (object_table re-exported)
+from geometry import mesh_parts
 from geometry.scene import BuildInfo, SceneObject
 
 LIGHT_W_PER_M2 = 45.0       # ceiling area lights, per square metre of room
@@ -69,8 +70,8 @@ def _emission(name: str, rgb, strength: float):
     return mat
 
 
-def _boxes_part(rects_z) -> shapes.Part:
-    return shapes.merge_parts([shapes.box_part((x0, y0, z0), (x1, y1, z1)) for (x0, y0, x1, y1, z0, z1) in rects_z])
+def _boxes_part(rects_z) -> mesh_parts.Part:
+    return mesh_parts.merge_parts([mesh_parts.box_part((x0, y0, z0), (x1, y1, z1)) for (x0, y0, x1, y1, z0, z1) in rects_z])
 
 
 def build(scene, spec: IndoorSpec) -> BuildInfo:
@@ -109,7 +110,7 @@ def build(scene, spec: IndoorSpec) -> BuildInfo:
         b, m, dz = 0.05, 0.02, 0.015  # frame bar, mullion half-width, depth (stays behind furniture backs)
         bars = [(-hw, -hh, hw, -hh + b), (-hw, hh - b, hw, hh), (-hw, -hh, -hw + b, hh), (hw - b, -hh, hw, hh),
                 (-m, -hh, m, hh), (-hw, 0.15 * hh - m, hw, 0.15 * hh + m)]
-        part = shapes.merge_parts([quad] + [shapes.box_part((x0, y0, 0.0), (x1, y1, dz)) for x0, y0, x1, y1 in bars])
+        part = mesh_parts.merge_parts([quad] + [mesh_parts.box_part((x0, y0, 0.0), (x1, y1, dz)) for x0, y0, x1, y1 in bars])
         ob = shapes.mesh_object(scene, f"window_{k}", part, win_mat, index[f"window_{k}"], matrix=M)
         ob.data.materials.append(frame_mat)
         ob.data.polygons.foreach_set("material_index", np.array([0] + [1] * (6 * len(bars)), np.int32))
@@ -121,7 +122,7 @@ def build(scene, spec: IndoorSpec) -> BuildInfo:
         if key not in cache:
             cache[key] = _solid(f"{f.category}_{f.color}", f.rgb, CATEGORIES[f.category].roughness)
         main = cache[key]
-        part = shapes.merge_parts([shapes.box_part(b.lo, b.hi) for b in f.boxes])
+        part = mesh_parts.merge_parts([mesh_parts.box_part(b.lo, b.hi) for b in f.boxes])
         ob = shapes.mesh_object(scene, f.name, part, main, index[f.name], matrix=piece_matrix(f))
         if any(b.part == "accent" for b in f.boxes):
             akey = ("accent", f.category)

@@ -16,6 +16,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from blender_envs.indoor.furniture import (CATEGORIES, PALETTE, FBox, category_boxes, draw_color, draw_size)
+from geometry.polygons import nearest_poly_distance, oriented_rect, poly_distance, polys_intersect, rect_poly, rot2
 from geometry.scene import SceneSpec
 
 WALL_T = 0.10
@@ -124,23 +125,11 @@ class IndoorSpec(SceneSpec):
         raise KeyError(f"no furniture named {name!r} in scene {self.scene_id}")
 
 
-# ----------------------------------------------------------------------- 2-D geometry
-
-def rect_poly(r) -> np.ndarray:
-    x0, y0, x1, y1 = r
-    return np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], float)
-
-
-def rot2(yaw_deg: float) -> np.ndarray:
-    c, s = math.cos(math.radians(yaw_deg)), math.sin(math.radians(yaw_deg))
-    return np.array([[c, -s], [s, c]])
-
+# ----------------------------------------------------------------------- pieces on the plan
 
 def footprint(f: Furniture) -> np.ndarray:
     """(4, 2) world corners of a piece's footprint, counter-clockwise."""
-    w, d = f.size[0], f.size[1]
-    local = np.array([[-w / 2, -d / 2], [w / 2, -d / 2], [w / 2, d / 2], [-w / 2, d / 2]])
-    return local @ rot2(f.yaw_deg).T + np.asarray(f.position, float)
+    return oriented_rect(f.position, f.size[0], f.size[1], f.yaw_deg)
 
 
 def piece_matrix(f: Furniture) -> np.ndarray:
@@ -162,46 +151,6 @@ def world_boxes(f: Furniture) -> list[np.ndarray]:
     return out
 
 
-def _axes(P: np.ndarray) -> np.ndarray:
-    e = np.roll(P, -1, axis=0) - P
-    n = np.stack([-e[:, 1], e[:, 0]], 1)
-    return n / np.linalg.norm(n, axis=1, keepdims=True)
-
-
-def polys_intersect(A: np.ndarray, B: np.ndarray) -> bool:
-    """Separating-axis test of two convex polygons (touching counts as intersecting)."""
-    for ax in np.vstack([_axes(A), _axes(B)]):
-        a, b = A @ ax, B @ ax
-        if a.max() < b.min() - 1e-12 or b.max() < a.min() - 1e-12:
-            return False
-    return True
-
-
-def point_segment_distance(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Distance of points p (N, 2) to segment ab."""
-    ab = b - a
-    t = np.clip(((p - a) @ ab) / max(float(ab @ ab), 1e-18), 0.0, 1.0)
-    return np.linalg.norm(p - (a + t[:, None] * ab), axis=1)
-
-
-def point_poly_distance(p, P: np.ndarray) -> np.ndarray:
-    """Distance of points (N, 2) to a convex polygon; 0 inside."""
-    p = np.atleast_2d(np.asarray(p, float))
-    d = np.min([point_segment_distance(p, P[i], P[(i + 1) % len(P)]) for i in range(len(P))], axis=0)
-    inside = np.ones(len(p), bool)
-    for i in range(len(P)):
-        e = P[(i + 1) % len(P)] - P[i]
-        inside &= (e[0] * (p[:, 1] - P[i, 1]) - e[1] * (p[:, 0] - P[i, 0])) >= 0
-    return np.where(inside, 0.0, d)
-
-
-def poly_distance(A: np.ndarray, B: np.ndarray) -> float:
-    """Smallest distance between two convex polygons (0 when they intersect)."""
-    if polys_intersect(A, B):
-        return 0.0
-    return float(min(point_poly_distance(A, B).min(), point_poly_distance(B, A).min()))
-
-
 def obstacle_polygons(spec: IndoorSpec) -> list[tuple[str, np.ndarray]]:
     """(name, footprint polygon) of everything a walker bumps into: wall segments and furniture."""
     out = [(f"{w.name}:{k}", rect_poly(r)) for w in spec.walls for k, r in enumerate(w.segments)]
@@ -212,8 +161,7 @@ def obstacle_polygons(spec: IndoorSpec) -> list[tuple[str, np.ndarray]]:
 def clearance(spec: IndoorSpec, xy, polys=None) -> np.ndarray:
     """Distance from floor points (N, 2) to the nearest wall or furniture footprint."""
     polys = obstacle_polygons(spec) if polys is None else polys
-    p = np.atleast_2d(np.asarray(xy, float))
-    return np.min([point_poly_distance(p, P) for _, P in polys], axis=0)
+    return nearest_poly_distance(xy, [P for _, P in polys])
 
 
 def room_at(spec: IndoorSpec, xy) -> str | None:

@@ -13,15 +13,12 @@ from __future__ import annotations
 import numpy as np
 
 from blender_envs.indoor.layout import DOOR_HEIGHT, WALL_T, IndoorSpec, piece_matrix
+from geometry.mesh_parts import box_triangles
 from geometry.raycast import SceneMesh
 
 FLOOR_THICKNESS = 0.05      # as build.FLOOR_THICKNESS (build.py imports bpy, so it is not imported)
 CEILING_THICKNESS = 0.05
 WINDOW_BAR_M, WINDOW_MULLION_M, WINDOW_DEPTH_M = 0.05, 0.02, 0.015
-
-# The face lists of shapes.box_part (outward quads over corners 0-3 at z0, 4-7 at z1).
-_BOX_FACES = np.array([(0, 3, 2, 1), (4, 5, 6, 7), (0, 1, 5, 4), (1, 2, 6, 5), (2, 3, 7, 6), (3, 0, 4, 7)])
-_BOX_TRIS = np.concatenate([_BOX_FACES[:, [0, 1, 2]], _BOX_FACES[:, [0, 2, 3]]])
 
 
 def object_table(spec: IndoorSpec) -> list[tuple[str, str]]:
@@ -32,19 +29,6 @@ def object_table(spec: IndoorSpec) -> list[tuple[str, str]]:
     out += [(f"window_{k}", "window") for k in range(len(spec.windows))]
     out += [(f.name, f.category) for f in spec.furniture]
     return out
-
-
-def _boxes(lo_hi: np.ndarray, M: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Vertices (8n, 3) and triangles (12n, 3) of n boxes given as rows [x0 y0 z0 x1 y1 z1]."""
-    b = np.asarray(lo_hi, float).reshape(-1, 6)
-    x = np.stack([b[:, 0], b[:, 3], b[:, 3], b[:, 0]], 1)   # corner order of box_part
-    y = np.stack([b[:, 1], b[:, 1], b[:, 4], b[:, 4]], 1)
-    V = np.concatenate([np.stack([x, y, np.repeat(b[:, 2:3], 4, 1)], -1),
-                        np.stack([x, y, np.repeat(b[:, 5:6], 4, 1)], -1)], axis=1).reshape(-1, 3)
-    if M is not None:
-        V = V @ M[:3, :3].T + M[:3, 3]
-    F = (_BOX_TRIS[None, :, :] + 8 * np.arange(len(b))[:, None, None]).reshape(-1, 3)
-    return V, F
 
 
 def _window_part(win) -> tuple[np.ndarray, np.ndarray]:
@@ -58,7 +42,7 @@ def _window_part(win) -> tuple[np.ndarray, np.ndarray]:
     bars = [(-hw, -hh, hw, -hh + b), (-hw, hh - b, hw, hh), (-hw, -hh, -hw + b, hh), (hw - b, -hh, hw, hh),
             (-m, -hh, m, hh), (-hw, 0.15 * hh - m, hw, 0.15 * hh + m)]
     quad = np.array([[-hw, -hh, 0], [hw, -hh, 0], [hw, hh, 0], [-hw, hh, 0]], float) @ M[:3, :3].T + M[:3, 3]
-    Vb, Fb = _boxes([(x0, y0, 0.0, x1, y1, dz) for x0, y0, x1, y1 in bars], M)
+    Vb, Fb = box_triangles([(x0, y0, 0.0, x1, y1, dz) for x0, y0, x1, y1 in bars], M)
     return np.vstack([quad, Vb]), np.vstack([[[0, 1, 2], [0, 2, 3]], Fb + 4])
 
 
@@ -69,7 +53,7 @@ def object_parts(spec: IndoorSpec) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     parts: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for k, room in enumerate(spec.rooms):
         x0, y0, x1, y1 = room.cell
-        parts[f"floor_{k}"] = _boxes([(x0, y0, -FLOOR_THICKNESS, x1, y1, 0.0)])
+        parts[f"floor_{k}"] = box_triangles([(x0, y0, -FLOOR_THICKNESS, x1, y1, 0.0)])
     for w in spec.walls:
         rects = [(r[0], r[1], 0.0, r[2], r[3], H) for r in w.segments]
         for d in w.doorways:  # the lintel over the opening
@@ -77,12 +61,12 @@ def object_parts(spec: IndoorSpec) -> dict[str, tuple[np.ndarray, np.ndarray]]:
                 rects.append((d.at - WALL_T / 2, d.lo, DOOR_HEIGHT, d.at + WALL_T / 2, d.hi, H))
             else:
                 rects.append((d.lo, d.at - WALL_T / 2, DOOR_HEIGHT, d.hi, d.at + WALL_T / 2, H))
-        parts[w.name] = _boxes(rects)
-    parts["ceiling"] = _boxes([(-WALL_T, -WALL_T, H, W + WALL_T, D + WALL_T, H + CEILING_THICKNESS)])
+        parts[w.name] = box_triangles(rects)
+    parts["ceiling"] = box_triangles([(-WALL_T, -WALL_T, H, W + WALL_T, D + WALL_T, H + CEILING_THICKNESS)])
     for k, win in enumerate(spec.windows):
         parts[f"window_{k}"] = _window_part(win)
     for f in spec.furniture:
-        parts[f.name] = _boxes([(*b.lo, *b.hi) for b in f.boxes], piece_matrix(f))
+        parts[f.name] = box_triangles([(*b.lo, *b.hi) for b in f.boxes], piece_matrix(f))
     return parts
 
 

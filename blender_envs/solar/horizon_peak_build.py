@@ -12,6 +12,7 @@ from blender_envs.solar.horizon_peak import (HILLS_OBJECT, NEIGHBOUR_ROOF_OBJECT
                                              house_center_xy)
 from blender_envs.solar.roof_build import build_roof
 from blender_envs.solar.roof_spec import pass_index
+from geometry import mesh_parts
 from geometry.scene import BuildInfo, SceneObject
 
 
@@ -75,14 +76,14 @@ def build(scene, spec: HorizonPeakSpec) -> BuildInfo:
     trunks, crowns = [], []
     for t in spec.trees:
         x, y = t.xy
-        trunks.append(shapes.cylinder_part((x, y), t.trunk_radius_m, -0.05, t.trunk_height_m + 0.5, 6))
+        trunks.append(mesh_parts.cylinder_part((x, y), t.trunk_radius_m, -0.05, t.trunk_height_m + 0.5, 6))
         if t.crown == "cone":
             crowns.append(_cone_part(x, y, t.trunk_height_m, t.crown_radius_m, t.crown_height_m))
         else:
             crowns.append(_sphere_part(x, y, t.trunk_height_m + 0.8 * t.crown_radius_m, t.crown_radius_m))
-    add(TREES_TRUNK_OBJECT, shapes.merge_parts(trunks), materials.principled("trunk", (0.12, 0.08, 0.05), 0.9),
+    add(TREES_TRUNK_OBJECT, mesh_parts.merge_parts(trunks), materials.principled("trunk", (0.12, 0.08, 0.05), 0.9),
         0, "tree_trunk")
-    add(TREES_CROWN_OBJECT, shapes.merge_parts(crowns), _noisy("crown", (0.05, 0.14, 0.04), 2.0, 0.5),
+    add(TREES_CROWN_OBJECT, mesh_parts.merge_parts(crowns), _noisy("crown", (0.05, 0.14, 0.04), 2.0, 0.5),
         1, "tree_crown")
 
     for k, n in enumerate(spec.neighbours):  # one wall + one roof object each: own colours
@@ -92,10 +93,10 @@ def build(scene, spec: HorizonPeakSpec) -> BuildInfo:
         M[:3, 0], M[:3, 1] = [math.cos(a), math.sin(a), 0], [-math.sin(a), math.cos(a), 0]
         M[:3, 3] = [n.center_xy[0], n.center_xy[1], 0.0]
         prof = [(-d / 2 - 0.4, hw - 0.1), (d / 2 + 0.4, hw - 0.1), (0.0, hw + hr)]
-        add(f"{NEIGHBOUR_WALL_OBJECT}_{k}", shapes.transform_part(shapes.box_part((-w / 2, -d / 2, -0.05),
+        add(f"{NEIGHBOUR_WALL_OBJECT}_{k}", mesh_parts.transform_part(mesh_parts.box_part((-w / 2, -d / 2, -0.05),
                                                                                  (w / 2, d / 2, hw)), M),
             _noisy(f"neighbour_wall_{k}", n.wall_color, 4.0, 0.12), 10 + k, "neighbour_wall")
-        add(f"{NEIGHBOUR_ROOF_OBJECT}_{k}", shapes.transform_part(shapes.prism_part(prof, -w / 2 - 0.3, w / 2 + 0.3), M),
+        add(f"{NEIGHBOUR_ROOF_OBJECT}_{k}", mesh_parts.transform_part(mesh_parts.prism_part(prof, -w / 2 - 0.3, w / 2 + 0.3), M),
             _noisy(f"neighbour_roof_{k}", n.roof_color, 6.0, 0.2), 30 + k, "neighbour_roof")
     add(HILLS_OBJECT, _hill_part(spec), _noisy("hills", spec.hills.color, 0.05, 0.4), 4, "hills")
     c = house_center_xy(spec.roof)

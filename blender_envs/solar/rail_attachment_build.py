@@ -9,6 +9,7 @@ from blender_envs.core import materials, shapes
 from blender_envs.solar import roof_spec as rs
 from blender_envs.solar.rail_attachment import RailAttachmentSpec, flashing_exposed_v
 from blender_envs.solar.roof_build import DECK_GAP_M, build_roof
+from geometry import mesh_parts
 from geometry.scene import BuildInfo
 
 BUTT_TUCK_M = 0.002   # the exposed sheet stops this short of the covering butt
@@ -20,7 +21,7 @@ def _remove(name: str) -> None:
         bpy.data.objects.remove(ob, do_unlink=True)
 
 
-def flashing_part(spec: RailAttachmentSpec, u: float, vb: float) -> shapes.Part:
+def flashing_part(spec: RailAttachmentSpec, u: float, vb: float) -> mesh_parts.Part:
     """Roof-frame flashing: the exposed sheet on the shingles up to the covering butt,
     then the rest of the sheet under that course (just above the deck)."""
     a, ft = spec.roof.array, rs.FLASHING_THICKNESS_M
@@ -28,9 +29,9 @@ def flashing_part(spec: RailAttachmentSpec, u: float, vb: float) -> shapes.Part:
     v_hi = v_lo + a.flashing_l_m
     zd = -spec.roof.shingles.course_step_m - DECK_GAP_M + 2e-4
     w = a.flashing_w_m / 2
-    return shapes.merge_parts([
-        shapes.box_part((u - w, v_lo, 0.0), (u + w, v_butt - BUTT_TUCK_M, ft)),
-        shapes.box_part((u - w, v_butt - BUTT_TUCK_M, zd), (u + w, v_hi, zd + ft)),
+    return mesh_parts.merge_parts([
+        mesh_parts.box_part((u - w, v_lo, 0.0), (u + w, v_butt - BUTT_TUCK_M, ft)),
+        mesh_parts.box_part((u - w, v_butt - BUTT_TUCK_M, zd), (u + w, v_hi, zd + ft)),
     ])
 
 
@@ -45,7 +46,7 @@ def build(scene, spec: RailAttachmentSpec) -> BuildInfo:
         if i == spec.attachment and not spec.flashing_present:
             removed.add(name)
             continue
-        part = shapes.transform_part(flashing_part(spec, u, v - rs.LAG_BOLT_OFFSET_M), M)
+        part = mesh_parts.transform_part(flashing_part(spec, u, v - rs.LAG_BOLT_OFFSET_M), M)
         shapes.mesh_object(scene, name, part, flash_mat, rs.pass_index("flashing", i))
     if not spec.lag_present:
         name = f"lag_bolt_{spec.attachment}"

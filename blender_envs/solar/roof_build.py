@@ -20,6 +20,7 @@ from blender_envs.core.bpy_env import bpy  # noqa: F401  (first: asserts Blender
 from blender_envs.core import materials, shapes  # noqa: E402
 from blender_envs.solar import roof_spec as rs  # noqa: E402
 from blender_envs.solar.roof_spec import RoofSpec  # noqa: E402
+from geometry import mesh_parts  # noqa: E402
 from geometry.scene import BuildInfo, SceneObject  # noqa: E402
 
 DECK_GAP_M = 0.002  # deck top below the lowest shingle point: what shows through the slots
@@ -219,7 +220,7 @@ def add_sky(scene, spec: RoofSpec, sun_strength: float = 4.0, sky_strength: floa
 
 # ---- geometry -------------------------------------------------------------------------
 
-def shingle_part(spec: RoofSpec) -> tuple[shapes.Part, np.ndarray]:
+def shingle_part(spec: RoofSpec) -> tuple[mesh_parts.Part, np.ndarray]:
     """Stepped 3-tab courses in the roof frame: each tab a wedge whose top runs from the
     roof surface (z = 0) at its butt down to -course_step at the next butt, separated from
     its neighbours by slots down to the deck. Returns the part and a per-face shade."""
@@ -265,7 +266,7 @@ def _roof_planes(spec: RoofSpec) -> list[str]:
 
 
 def _world(spec, part, plane="front"):
-    return shapes.transform_part(part, rs.roof_frame(spec, plane))
+    return mesh_parts.transform_part(part, rs.roof_frame(spec, plane))
 
 
 def build_roof(scene, spec: RoofSpec) -> BuildInfo:
@@ -294,7 +295,7 @@ def build_roof(scene, spec: RoofSpec) -> BuildInfo:
     flash_mat = materials.principled("flashing", [0.55, 0.56, 0.57], 0.45, 0.8)
 
     # ground
-    obj("ground", shapes.box_part((-500, -500, -0.05), (500, 500, 0.0)),
+    obj("ground", mesh_parts.box_part((-500, -500, -0.05), (500, 500, 0.0)),
         _ground_material(spec), "ground", P("ground"))
 
     # house body under the roof
@@ -307,7 +308,7 @@ def build_roof(scene, spec: RoofSpec) -> BuildInfo:
     else:
         yb = run - yf
         prof = [(yf, 0.0), (yb, 0.0), (yb, h.wall_height_m + (yb - yf) * math.tan(p)), (yf, h.wall_height_m)]
-    body = shapes.prism_part(prof, x0, x1)
+    body = mesh_parts.prism_part(prof, x0, x1)
     obj("house_body", body, siding_material(spec), "house_body", P("house_body"))
 
     # roof deck, shingles, trims
@@ -315,42 +316,42 @@ def build_roof(scene, spec: RoofSpec) -> BuildInfo:
     sh_part, shade = shingle_part(spec)
     sh_mat = shingle_material(spec)
     for k, plane in enumerate(_roof_planes(spec)):
-        deck = shapes.box_part((0, 0, zd - h.deck_thickness_m), (L, R, zd))
+        deck = mesh_parts.box_part((0, 0, zd - h.deck_thickness_m), (L, R, zd))
         obj(f"roof_deck_{plane}", _world(spec, deck, plane), deck_mat, "roof_deck", P("roof_deck", k))
         obj(f"shingles_{plane}", _world(spec, sh_part, plane), sh_mat, "shingles", P("shingles", k),
             face_attrs={"tab_shade": shade})
     fascia_parts, rake_l, rake_r = [], [], []
     for plane in _roof_planes(spec):
-        fascia_parts.append(_world(spec, shapes.box_part((-0.02, -0.025, zd - h.deck_thickness_m - 0.04),
+        fascia_parts.append(_world(spec, mesh_parts.box_part((-0.02, -0.025, zd - h.deck_thickness_m - 0.04),
                                                          (L + 0.02, 0.0, 0.004)), plane))
-        left = _world(spec, shapes.box_part((-0.025, 0, zd - h.deck_thickness_m), (0.0, R, 0.02)), plane)
-        right = _world(spec, shapes.box_part((L, 0, zd - h.deck_thickness_m), (L + 0.025, R, 0.02)), plane)
+        left = _world(spec, mesh_parts.box_part((-0.025, 0, zd - h.deck_thickness_m), (0.0, R, 0.02)), plane)
+        right = _world(spec, mesh_parts.box_part((L, 0, zd - h.deck_thickness_m), (L + 0.025, R, 0.02)), plane)
         (rake_l if plane == "front" else rake_r).append(left)
         (rake_r if plane == "front" else rake_l).append(right)
-    obj("fascia", shapes.merge_parts(fascia_parts), trim, "fascia", P("fascia", 0))
-    obj("rake_trim_left", shapes.merge_parts(rake_l), trim, "rake_trim", P("rake_trim", 0))
-    obj("rake_trim_right", shapes.merge_parts(rake_r), trim, "rake_trim", P("rake_trim", 1))
+    obj("fascia", mesh_parts.merge_parts(fascia_parts), trim, "fascia", P("fascia", 0))
+    obj("rake_trim_left", mesh_parts.merge_parts(rake_l), trim, "rake_trim", P("rake_trim", 0))
+    obj("rake_trim_right", mesh_parts.merge_parts(rake_r), trim, "rake_trim", P("rake_trim", 1))
     if spec.roof_type == "gable":
-        cap = [_world(spec, shapes.box_part((0, R - 0.16, -0.002), (L, R + 0.002, 0.014)), pl)
+        cap = [_world(spec, mesh_parts.box_part((0, R - 0.16, -0.002), (L, R + 0.002, 0.014)), pl)
                for pl in ("front", "back")]
-        obj("ridge_cap", shapes.merge_parts(cap), sh_mat, "ridge_cap", P("ridge_cap"),
+        obj("ridge_cap", mesh_parts.merge_parts(cap), sh_mat, "ridge_cap", P("ridge_cap"),
             face_attrs={"tab_shade": np.ones(12)})
     else:
-        top = _world(spec, shapes.box_part((-0.02, R, zd - h.deck_thickness_m - 0.04), (L + 0.02, R + 0.025, 0.004)))
+        top = _world(spec, mesh_parts.box_part((-0.02, R, zd - h.deck_thickness_m - 0.04), (L + 0.02, R + 0.025, 0.004)))
         obj("fascia_top", top, trim, "fascia", P("fascia", 1))
-    gutter = shapes.box_part((-L / 2, -0.15, eave_z - 0.19), (L / 2, -0.03, eave_z - 0.07))
+    gutter = mesh_parts.box_part((-L / 2, -0.15, eave_z - 0.19), (L / 2, -0.03, eave_z - 0.07))
     obj("gutter", gutter, trim, "gutter", P("gutter"))
 
     if spec.chimney is not None:
         c = spec.chimney
         cx, cy = c.center_xy
-        parts = [shapes.box_part((cx - c.width_m / 2, cy - c.depth_m / 2, h.wall_height_m * 0.5),
+        parts = [mesh_parts.box_part((cx - c.width_m / 2, cy - c.depth_m / 2, h.wall_height_m * 0.5),
                                  (cx + c.width_m / 2, cy + c.depth_m / 2, c.top_z)),
-                 shapes.box_part((cx - c.width_m / 2 - 0.03, cy - c.depth_m / 2 - 0.03, c.top_z),
+                 mesh_parts.box_part((cx - c.width_m / 2 - 0.03, cy - c.depth_m / 2 - 0.03, c.top_z),
                                  (cx + c.width_m / 2 + 0.03, cy + c.depth_m / 2 + 0.03, c.top_z + 0.05))]
         cm = materials.principled("chimney", c.color, 0.85)
         _noise_mix(cm.node_tree, cm.node_tree.nodes["Principled BSDF"], c.color, 12.0, 0.25, bump=0.3)
-        obj("chimney", shapes.merge_parts(parts), cm, "chimney", P("chimney"))
+        obj("chimney", mesh_parts.merge_parts(parts), cm, "chimney", P("chimney"))
 
     obj("ladder", ladder_part(spec), materials.principled("ladder", spec.ladder.color, 0.45, 0.6),
         "ladder", P("ladder"))
@@ -370,41 +371,41 @@ def build_roof(scene, spec: RoofSpec) -> BuildInfo:
             u0, v0, u1, v1 = rs.module_rect_uv(spec, r, c)
             M = Mf.copy()
             M[:3, 3] = Mf[:3, 3] + Mf[:3, :3] @ np.array([u0, v0, 0.0])
-            lam = shapes.box_part((fw - 0.004, fw - 0.004, lam_bot), (dx - fw + 0.004, dy - fw + 0.004, top - 0.002))
+            lam = mesh_parts.box_part((fw - 0.004, fw - 0.004, lam_bot), (dx - fw + 0.004, dy - fw + 0.004, top - 0.002))
             obj(f"module_r{r}_c{c}", lam, glass, "module_glass", P("module_glass", k), matrix=M)
-            ring = shapes.ring_part((0, 0), (dx, dy), (fw, fw), (dx - fw, dy - fw), gap, top)
+            ring = mesh_parts.ring_part((0, 0), (dx, dy), (fw, fw), (dx - fw, dy - fw), gap, top)
             obj(f"module_frame_r{r}_c{c}", ring, frame_mat, "module_frame", P("module_frame", k), matrix=M)
             ju, jv = rs.jbox_center_uv(spec, r, c)
             jx, jy, jz = rs.JBOX_SIZE
-            jb = shapes.box_part((ju - jx / 2, jv - jy / 2, lam_bot - jz), (ju + jx / 2, jv + jy / 2, lam_bot))
+            jb = mesh_parts.box_part((ju - jx / 2, jv - jy / 2, lam_bot - jz), (ju + jx / 2, jv + jy / 2, lam_bot))
             obj(f"module_jbox_r{r}_c{c}", _world(spec, jb), jb_mat, "module_jbox", P("module_jbox", k))
 
     for r, k, v, u_lo, u_hi in rs.rail_positions(spec):
-        rail = shapes.box_part((u_lo, v - 0.02, gap - a.rail_height_m), (u_hi, v + 0.02, gap))
+        rail = mesh_parts.box_part((u_lo, v - 0.02, gap - a.rail_height_m), (u_hi, v + 0.02, gap))
         obj(f"rail_r{r}_{k}", _world(spec, rail), alu, "rail", P("rail", r * 2 + k))
 
     ft = rs.FLASHING_THICKNESS_M
     for i, (r, k, u, v) in enumerate(rs.l_foot_positions(spec)):
         vl = v - rs.L_FOOT_LEG_OFFSET_M
         vb = v - rs.LAG_BOLT_OFFSET_M
-        foot = shapes.merge_parts([
-            shapes.box_part((u - 0.025, vb - 0.03, ft), (u + 0.025, vl + 0.003, ft + 0.006)),
-            shapes.box_part((u - 0.025, vl - 0.003, ft + 0.006), (u + 0.025, vl + 0.003, gap - 0.008)),
+        foot = mesh_parts.merge_parts([
+            mesh_parts.box_part((u - 0.025, vb - 0.03, ft), (u + 0.025, vl + 0.003, ft + 0.006)),
+            mesh_parts.box_part((u - 0.025, vl - 0.003, ft + 0.006), (u + 0.025, vl + 0.003, gap - 0.008)),
         ])
         obj(f"l_foot_{i}", _world(spec, foot), alu, "l_foot", P("l_foot", i))
-        fl = shapes.box_part((u - a.flashing_w_m / 2, vb - 0.09, 0.0), (u + a.flashing_w_m / 2, vb - 0.09 + a.flashing_l_m, ft))
+        fl = mesh_parts.box_part((u - a.flashing_w_m / 2, vb - 0.09, 0.0), (u + a.flashing_w_m / 2, vb - 0.09 + a.flashing_l_m, ft))
         obj(f"flashing_{i}", _world(spec, fl), flash_mat, "flashing", P("flashing", i))
-        bolt = shapes.merge_parts([
-            shapes.cylinder_part((u, vb), 0.013, ft + 0.006, ft + 0.009, 16),
-            shapes.cylinder_part((u, vb), 0.0095, ft + 0.009, ft + 0.017, 6),
+        bolt = mesh_parts.merge_parts([
+            mesh_parts.cylinder_part((u, vb), 0.013, ft + 0.006, ft + 0.009, 16),
+            mesh_parts.cylinder_part((u, vb), 0.0095, ft + 0.009, ft + 0.017, 6),
         ])
         obj(f"lag_bolt_{i}", _world(spec, bolt), steel, "lag_bolt", P("lag_bolt", i))
 
     for i, (kind, r, k, u, v) in enumerate(rs.clamp_positions(spec)):
         half = 0.02 if kind == "end" else a.module_spacing_m / 2 + 0.012
-        cl = shapes.merge_parts([
-            shapes.box_part((u - half, v - 0.025, top), (u + half, v + 0.025, top + 0.008)),
-            shapes.cylinder_part((u, v), 0.008, top + 0.008, top + 0.014, 6),
+        cl = mesh_parts.merge_parts([
+            mesh_parts.box_part((u - half, v - 0.025, top), (u + half, v + 0.025, top + 0.008)),
+            mesh_parts.cylinder_part((u, v), 0.008, top + 0.008, top + 0.014, 6),
         ])
         obj(f"clamp_{kind}_{i}", _world(spec, cl), alu, "clamp", P("clamp", i))
 
@@ -420,7 +421,7 @@ def build_roof(scene, spec: RoofSpec) -> BuildInfo:
             add(ob, "trunk_cable")
             n_trunk += 1
     ju, jv = rs.roof_junction_box_uv(spec)
-    jb = shapes.box_part((ju - 0.1, jv - 0.09, 0.0), (ju + 0.1, jv + 0.09, 0.09))
+    jb = mesh_parts.box_part((ju - 0.1, jv - 0.09, 0.0), (ju + 0.1, jv + 0.09, 0.09))
     obj("roof_junction_box", _world(spec, jb), materials.principled("roof_jbox", [0.55, 0.56, 0.55], 0.5),
         "roof_junction_box", P("roof_junction_box"))
 
@@ -435,7 +436,7 @@ def _ground_material(spec: RoofSpec):
     return mat
 
 
-def ladder_part(spec: RoofSpec) -> shapes.Part:
+def ladder_part(spec: RoofSpec) -> mesh_parts.Part:
     """Two rails resting on the gutter front and reaching `extension_m` past it, rungs
     every 0.3 m, feet on the ground."""
     ld = spec.ladder
@@ -448,10 +449,10 @@ def ladder_part(spec: RoofSpec) -> shapes.Part:
     parts = []
     for sgn in (-1, 1):
         off = np.array([sgn * ld.width_m / 2, 0, 0])
-        parts.append(shapes.oriented_box_part(foot + off, tip + off, (1, 0, 0), 0.028, 0.07))
+        parts.append(mesh_parts.oriented_box_part(foot + off, tip + off, (1, 0, 0), 0.028, 0.07))
     length = float(np.linalg.norm(tip - foot))
     for t in np.arange(0.3, length - 0.1, 0.3):
         c = foot + d * t
-        parts.append(shapes.oriented_box_part(c - np.array([ld.width_m / 2, 0, 0]), c + np.array([ld.width_m / 2, 0, 0]),
+        parts.append(mesh_parts.oriented_box_part(c - np.array([ld.width_m / 2, 0, 0]), c + np.array([ld.width_m / 2, 0, 0]),
                                               (0, 0, 1), 0.035, 0.03))
-    return shapes.merge_parts(parts)
+    return mesh_parts.merge_parts(parts)

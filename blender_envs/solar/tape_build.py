@@ -9,6 +9,7 @@ from blender_envs.solar.roof_spec import pass_index
 from blender_envs.solar.tape_gap import TapeGapSpec
 from blender_envs.solar.tape_spec import CASE_SIZE_M, INCH_M, TAPE_BLADE_OBJECT, TAPE_CASE_OBJECT, case_matrix
 from blender_envs.solar.tape_texture import tape_blade_texture
+from geometry import mesh_parts
 from geometry.scene import BuildInfo, SceneObject
 
 BLADE_PX_PER_INCH = 256   # 1/16-in ticks 16 texels apart: they resolve at 0.3 m in `final`
@@ -57,16 +58,16 @@ def build(scene, spec: TapeGapSpec) -> BuildInfo:
     return BuildInfo(objects=objects, key_points=info.key_points)
 
 
-def hand_part() -> shapes.Part:
+def hand_part() -> mesh_parts.Part:
     """A simple hand gripping the case, in the case's frame (x width, y case_up, z forward):
     palm on the back face, four fingers wrapping over the front, the thumb on the side,
     and the wrist and forearm leaving upwards-back, away from the blade."""
     w, h, d = CASE_SIZE_M
-    parts = [shapes.box_part((-0.045, -0.03, -d / 2 - 0.028), (0.045, 0.05, -d / 2 - 0.002))]  # palm
+    parts = [mesh_parts.box_part((-0.045, -0.03, -d / 2 - 0.028), (0.045, 0.05, -d / 2 - 0.002))]  # palm
     for k in range(4):  # fingers over the front face
         x0 = -0.042 + k * 0.022
-        parts.append(shapes.box_part((x0, 0.0, d / 2 + 0.001), (x0 + 0.018, 0.018, d / 2 + 0.019)))
-        parts.append(shapes.box_part((x0, 0.0, -d / 2 - 0.002), (x0 + 0.018, 0.018, d / 2 + 0.001)))
-    parts.append(shapes.box_part((w / 2 + 0.001, -0.025, -0.01), (w / 2 + 0.02, 0.02, 0.012)))  # thumb
-    parts.append(shapes.box_part((-0.035, 0.05, -d / 2 - 0.03), (0.035, 0.30, -d / 2 - 0.005)))  # forearm
-    return shapes.merge_parts(parts)
+        parts.append(mesh_parts.box_part((x0, 0.0, d / 2 + 0.001), (x0 + 0.018, 0.018, d / 2 + 0.019)))
+        parts.append(mesh_parts.box_part((x0, 0.0, -d / 2 - 0.002), (x0 + 0.018, 0.018, d / 2 + 0.001)))
+    parts.append(mesh_parts.box_part((w / 2 + 0.001, -0.025, -0.01), (w / 2 + 0.02, 0.02, 0.012)))  # thumb
+    parts.append(mesh_parts.box_part((-0.035, 0.05, -d / 2 - 0.03), (0.035, 0.30, -d / 2 - 0.005)))  # forearm
+    return mesh_parts.merge_parts(parts)

@@ -1,0 +1,96 @@
+"""RealityBench: 11 field-documentation environments, one `test` split, acceptability +
+documentation grading (scorers.report), VLMEvalKit TSV as a second export format."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from formats.benchmark_config import RealityBenchConfig
+from scenebench.benchmarks.base import Benchmark, Log, ScoreOptions, ScoreResult
+from scenebench.errors import CliError
+
+TSV_NAME = "RealityBench.tsv"
+DEFAULT_SEED = 0
+DEFAULT_RESAMPLES = 1000
+
+
+class RealityBench(Benchmark):
+    name = "realitybench"
+    config_model = RealityBenchConfig
+    default_split = "test"
+    export_formats = ("hf", "vlmevalkit")
+    is_default = True
+
+    def export(self, runs: Sequence[Path], out, config, source: Path, fmt: str = "hf", log: Log = print) -> Path:
+        from packagers.hf_export import ExportError, export_realitybench
+        from packagers.prompts import MissingPromptError
+
+        try:
+            summary = export_realitybench(list(runs), Path(out), source)
+        except (ExportError, MissingPromptError) as exc:
+            raise CliError(str(exc)) from None
+        skipped = [e for e in config.environments if e not in summary.rows]
+        if skipped:
+            print(f"scenebench: skipped (no run exported): {', '.join(skipped)}", file=sys.stderr)
+        log(f"scenebench: {summary.total_rows} frames from {len(runs)} run(s) -> {summary.root}")
+        for env in sorted(summary.rows):
+            log(f"scenebench:   {env}: {summary.rows[env]} frames ({summary.excluded[env]} excluded by the sanity check)")
+        if fmt == "vlmevalkit":
+            from packagers.vlmevalkit import export_vlmevalkit
+
+            tsv = Path(out) / TSV_NAME
+            n = export_vlmevalkit(summary.root, tsv)
+            log(f"scenebench: VLMEvalKit TSV ({n} rows) -> {tsv}")
+        return summary.root
+
+    def find_dataset(self, path) -> Path | None:
+        """An export has `<env>/test-*.parquet` shards and no benchmark.json (that names other benchmarks)."""
+        p = Path(path)
+        for cand in (p, p / self.name):
+            if not (cand / "benchmark.json").exists() and any(cand.glob(f"*/{self.default_split}-*.parquet")):
+                return cand
+        return None
+
+    def load_items(self, dataset, split: str | None = None) -> list:
+        from scorers.dataset_items import DatasetError, load_items
+
+        try:
+            return load_items(dataset, split or self.default_split)
+        except DatasetError as exc:
+            raise CliError(str(exc)) from None
+
+    def grade(self, dataset, predictions: Sequence[str], options: ScoreOptions) -> tuple[dict, list[str]]:
+        """Items x prediction files -> (metrics, warnings); writes nothing."""
+        from scorers.dataset_items import DatasetError, dataset_root
+        from scorers.report import ReportError, load_predictions, load_price_table, score
+
+        items = self.load_items(dataset)
+        try:
+            preds = [load_predictions(p) for p in predictions]
+            prices = load_price_table(options.prices)
+            return score(items, preds, prices,
+                         seed=DEFAULT_SEED if options.seed is None else options.seed,
+                         n_ci=options.n_resamples or DEFAULT_RESAMPLES, n_paired=options.n_paired,
+                         dataset=str(dataset_root(dataset)),
+                         prices_path=str(options.prices) if options.prices else "configs/prices.yaml")
+        except (DatasetError, ReportError) as exc:
+            raise CliError(str(exc)) from None
+
+    def report(self, metrics: dict, report_dir: str | None) -> Path:
+        """report.md, metrics.json and figures under `report_dir` (default reports/<dataset name>)."""
+        from scorers.report import write_report
+
+        out = Path(report_dir) if report_dir else Path("reports") / Path(metrics["dataset"]["path"]).name
+        write_report(metrics, out)
+        return out / "report.md"
+
+    def score(self, dataset, predictions: Sequence[str], report_dir, options: ScoreOptions) -> ScoreResult:
+        from scorers.report import summary_table
+
+        metrics, warnings = self.grade(dataset, predictions, options)
+        md = self.report(metrics, report_dir)
+        return ScoreResult(metrics=metrics, warnings=list(warnings), table=summary_table(metrics), report=md)
+
+
+BENCHMARK = RealityBench()

@@ -1,21 +1,17 @@
 """The pure helpers of the RealityBench Parquet export (packagers/hf_export.py): shard planning at
-its byte and row limits, the fixed writer settings (read back from a real file's metadata),
-the size category's edges, licence, attribution and checksum files."""
+its byte and row limits, licence, attribution and the card's run order."""
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from packagers import hf_export as hf
-from packagers.hf_export import plan_shards, writer_settings
+from packagers.hf_export import plan_shards
 
 
 def test_limits():
     assert hf.MAX_SHARD_BYTES == 200 * 1024 * 1024 and hf.MAX_SHARD_ROWS == 2000
-    assert hf.ROW_GROUP_SIZE == 128 and hf.MEDIA_COLUMN == "image.bytes"
+    assert hf.ROW_GROUP_SIZE == 128
     assert (hf.DATASET_NAME, hf.SPLIT) == ("realitybench", "test")
 
 
@@ -39,44 +35,6 @@ def test_plan_shards_row_limit_just_inside_and_outside():
     assert plan_shards([100 * mb, 100 * mb, 1]) == [(0, 2), (2, 3)]
 
 
-def _schema():
-    return pa.schema([("id", pa.string()), ("image", pa.struct([("bytes", pa.binary()), ("path", pa.string())])),
-                      ("n", pa.int64())])
-
-
-def test_writer_settings_literal():
-    s = writer_settings(_schema())
-    assert s == {
-        "compression": {"id": "ZSTD", "image.bytes": "NONE", "image.path": "ZSTD", "n": "ZSTD"},
-        "compression_level": {"id": 3, "image.path": 3, "n": 3},
-        "use_dictionary": ["id", "image.path", "n"],
-        "write_statistics": ["id", "image.path", "n"],
-        "version": "2.6", "data_page_version": "1.0", "data_page_size": 1048576, "write_page_index": True,
-        "write_page_checksum": False, "store_schema": True, "use_content_defined_chunking": False}
-
-
-def test_writer_settings_shape_the_file(tmp_path):
-    schema = _schema()
-    table = pa.Table.from_pylist([{"id": f"f{i % 2}", "image": {"bytes": bytes([i]) * 50, "path": "p.jpg"}, "n": i}
-                                  for i in range(10)], schema=schema)
-    path = tmp_path / "x.parquet"
-    with pq.ParquetWriter(path, schema, **writer_settings(schema)) as w:
-        w.write_table(table)
-    md = pq.ParquetFile(path).metadata
-    assert md.format_version == "2.6"
-    cols = {md.row_group(0).column(i).path_in_schema: md.row_group(0).column(i) for i in range(md.num_columns)}
-    assert cols["image.bytes"].compression == "UNCOMPRESSED" and cols["image.bytes"].statistics is None
-    assert not cols["image.bytes"].has_dictionary_page
-    for c in ("id", "image.path", "n"):
-        assert cols[c].compression == "ZSTD" and cols[c].statistics is not None and cols[c].has_dictionary_page
-
-
-def test_size_category_edges():
-    cases = {0: "n<1K", 999: "n<1K", 1000: "1K<n<10K", 9999: "1K<n<10K", 10_000: "10K<n<100K",
-             99_999: "10K<n<100K", 100_000: "100K<n<1M", 999_999: "100K<n<1M", 1_000_000: "n>1M"}
-    assert {n: hf._size_category(n) for n in cases} == cases
-
-
 def test_license_and_attribution():
     assets = {"b": {"kind": "texture", "source_url": "https://x/b", "license": "CC0", "attribution": "B. Person",
                     "sha256": "ab12"},
@@ -90,15 +48,6 @@ def test_license_and_attribution():
         "| a | procedural | `blender_envs/a.py` | cc0 | us |  |\n"
         "| b | texture | `https://x/b` | CC0 | B. Person | ab12 |\n")
     assert hf._attribution({}).endswith("|---|---|---|---|---|---|\n")
-
-
-def test_sha256sums(tmp_path):
-    (tmp_path / "d").mkdir()
-    (tmp_path / "d" / "b.txt").write_bytes(b"bee")
-    (tmp_path / "a.txt").write_bytes(b"")
-    (tmp_path / "SHA256SUMS").write_text("old")
-    assert hf._sha256sums(tmp_path) == (
-        f"{hashlib.sha256(b'').hexdigest()}  a.txt\n{hashlib.sha256(b'bee').hexdigest()}  d/b.txt\n")
 
 
 def test_run_order():

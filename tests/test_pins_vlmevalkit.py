@@ -10,6 +10,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from formats import dataset_layout as layout
+from packagers.hf_export import ExportError
 from packagers.vlmevalkit import COLUMNS, _count_rows, export_vlmevalkit, tsv_bytes
 
 HEADER = "index\timage\tquestion\tanswer\tcategory\tframe_id\tstratum\tscorer_verdict\n"
@@ -35,6 +37,7 @@ def dataset(tmp_path):
                                                                       "accept")])
     _shard(root / ".cache" / "test-00000-of-00001.parquet", [("hidden", "x", b"", "Q", "{}", "accept")])
     (root / "README.md").write_text("not a config")
+    (root / "SHA256SUMS").write_text(layout.sha256sums(root))
     return root
 
 
@@ -62,10 +65,19 @@ def test_configs_and_split(dataset):
     assert [line.split("\t")[5] for line in ordered[1:3]] == ["tg-1", "tg-2"]
     train = tsv_bytes(dataset, configs=["slope_gauge"], split="train").decode()
     assert train == HEADER + "0\tVA==\tQt\t{}\tslope_gauge\tsg-t\trandom\taccept\n"
-    with pytest.raises(FileNotFoundError, match=r"tape_gap: no train-\*\.parquet shards"):
+    with pytest.raises(ExportError, match=r"tape_gap: no train-\*\.parquet shards"):
         tsv_bytes(dataset, split="train")
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(ExportError, match=r"nope: no test-\*\.parquet shards"):
         tsv_bytes(dataset, configs=["nope"])
+
+
+def test_damaged_or_missing_dataset_is_refused(dataset, tmp_path):
+    with pytest.raises(ExportError, match="no exported dataset there"):
+        tsv_bytes(tmp_path / "absent")
+    shard = dataset / "tape_gap" / "test-00000-of-00002.parquet"
+    shard.write_bytes(shard.read_bytes() + b"x")
+    with pytest.raises(ExportError, match="sha256 differs"):
+        tsv_bytes(dataset)
 
 
 def test_export_writes_the_bytes_and_counts_rows(dataset, tmp_path):

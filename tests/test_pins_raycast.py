@@ -397,3 +397,78 @@ def test_frame_and_occlusion_fractions_worked_example():
     assert f == pytest.approx(0.75) and u == pytest.approx(2 / 3)
     assert frame_and_occlusion_fractions(rc, np.zeros((0, 3)), 1, K, EYE, W, H) == (0.0, 0.0)
     assert frame_and_occlusion_fractions(rc, pts[3:], 1, K, EYE, W, H) == (0.0, 0.0)
+
+
+# ------------------------------------------------------------------ survivors of the first mutation run
+
+
+def test_visible_mask_from_an_offset_camera_and_tolerance_edges():
+    rc = Raycaster(two_cards())
+    cam = np.array([0.3, 0.1, 1.0])  # not at the origin: the ray is point - camera
+    assert visible_mask(rc, cam, np.array([[0.5, 0, 4.0], [-0.9, 0, 4.0]]), 1).tolist() == [True, False]
+    # hit of another object 0.001 m beyond the point: beyond needs > dist*(1+eps) + abs_tol
+    o = np.zeros(3)
+    assert visible_mask(rc, o, np.array([[0.5, 0, 3.999]]), 2, abs_tol=0.005).tolist() == [False]
+    # a point exactly abs_tol from the camera is not visible
+    assert visible_mask(rc, [0.5, 0, 3.5], np.array([[0.5, 0, 4.0]]), 1, abs_tol=0.5).tolist() == [False]
+    assert visible_mask(rc, [0.5, 0, 3.4], np.array([[0.5, 0, 4.0]]), 1, abs_tol=0.5).tolist() == [True]
+
+
+def test_view_angle_offset_point_non_unit_normal_and_rounding():
+    assert view_angle_deg([1.0, 2.0, 3.0 + 2 * math.sqrt(3)], [-1.0, 2.0, 3.0], [0, 0, 4.0]) == pytest.approx(30.0)
+    # parallel vectors whose |cos| rounds to 1.0000000000000002: still 0 degrees, not nan
+    v = np.array([0.8217701239287258, -1.3812797174167781, -2.7541588563828316])
+    assert view_angle_deg(v, [0, 0, 0], v * 0.18098541408979257) == 0.0
+
+
+def test_px_per_unit_error_message():
+    with pytest.raises(ValueError, match="direction must be non-zero"):
+        px_per_unit(K, EYE, [0, 0, 1.0], [0, 0, 0])
+    with pytest.raises(KeyError, match="no object with id 3"):
+        tri_mesh().object_name(3)
+
+
+def single_triangle(z, normal_up=True):
+    tri = [[0, 1, 2]] if normal_up else [[0, 2, 1]]
+    v = [[-1e4, -1e4, z], [1e4, -1e4, z], [0, 1e4, z]]
+    return SceneMesh(vertices=v, triangles=tri, tri_object_id=[1], object_ids=[1], object_names=["t"])
+
+
+def test_camera_inside_counts_hits_on_triangle_zero_and_a_tie_is_outside():
+    m = single_triangle(1.0)  # camera below, face normal +z: the upward rays see its back
+    assert camera_inside_mesh(Raycaster(m), m, [0, 0, 0]) is True
+    # back faces above, front faces below: exactly half of the 64 hits are back-face hits -> outside
+    two = SceneMesh(vertices=[[-1e4, -1e4, 1], [1e4, -1e4, 1], [0, 1e4, 1], [-1e4, -1e4, -1], [1e4, -1e4, -1],
+                              [0, 1e4, -1]], triangles=[[0, 1, 2], [3, 4, 5]], tri_object_id=[1, 1],
+                    object_ids=[1], object_names=["t"])
+    t, _, tri, _ = Raycaster(two).cast(np.zeros((64, 3)), fibonacci_sphere(64))
+    assert (tri >= 0).sum() == 64
+    assert camera_inside_mesh(Raycaster(two), two, [0, 0, 0]) is False
+
+
+def test_visibility_stats_uses_seed_default_count_and_eps():
+    m = two_cards()
+    rc = Raycaster(m)
+    s = visibility_stats(rc, m, 1, K, EYE, W, H)
+    assert s.n_points == 4 + 2000
+    for seed in (0, 7):
+        pts, _, _ = sample_surface(m, 1, n_interior=300, seed=seed)
+        seen = visible_mask(rc, np.zeros(3), pts, 1, self_occludes=False)
+        got = visibility_stats(rc, m, 1, K, EYE, W, H, n_interior=300, seed=seed)
+        assert got.visible_fraction == pytest.approx(seen.mean(), abs=1e-12)
+    # a closed box seen square-on: self-occluded back faces become visible only with a huge eps
+    box_mesh = SceneMesh.from_trimesh_parts([box_part((0, 0, 4.5), (1, 1, 1), 1, "box")])
+    rb = Raycaster(box_mesh)
+    strict = visibility_stats(rb, box_mesh, 1, K, EYE, W, H, n_interior=600, self_occludes=True)
+    loose = visibility_stats(rb, box_mesh, 1, K, EYE, W, H, n_interior=600, self_occludes=True, eps=0.5)
+    assert strict.unoccluded_fraction < 0.5 < loose.unoccluded_fraction
+
+
+def test_frame_and_occlusion_fractions_single_point_and_self_occlusion():
+    rc = Raycaster(two_cards())
+    assert frame_and_occlusion_fractions(rc, np.array([[0.5, 0, 4.0]]), 1, K, EYE, W, H) == (1.0, 1.0)
+    # a point on the back face of a closed box: hidden by the box's own front, yet Table 2 counts it
+    box_mesh = SceneMesh.from_trimesh_parts([box_part((0, 0, 4.5), (1, 1, 1), 1, "box")])
+    back = np.array([[0.1, 0.1, 5.0]])
+    assert frame_and_occlusion_fractions(Raycaster(box_mesh), back, 1, K, EYE, W, H) == (1.0, 1.0)
+    assert visible_mask(Raycaster(box_mesh), np.zeros(3), back, 1).tolist() == [False]

@@ -472,3 +472,19 @@ def test_frame_and_occlusion_fractions_single_point_and_self_occlusion():
     back = np.array([[0.1, 0.1, 5.0]])
     assert frame_and_occlusion_fractions(Raycaster(box_mesh), back, 1, K, EYE, W, H) == (1.0, 1.0)
     assert visible_mask(Raycaster(box_mesh), np.zeros(3), back, 1).tolist() == [False]
+
+
+def test_float32_inputs_are_computed_in_float64():
+    # SceneMesh vertices are float32; results must not lose precision when callers pass them on.
+    c32 = np.array([0.1, 0.2, 0.3], np.float32)
+    p32 = np.array([1.7, -2.9, 4.1], np.float32)
+    n32 = np.array([0.3, 0.7, -0.2], np.float32)
+    c64, p64, n64 = (a.astype(np.float64) for a in (c32, p32, n32))
+    to_cam = c64 - p64
+    want = math.degrees(math.acos(abs(to_cam @ n64) / (np.linalg.norm(to_cam) * np.linalg.norm(n64))))
+    assert view_angle_deg(c32, p32, n32) == pytest.approx(want, rel=0, abs=1e-12)
+    half = 0.5 * n64 / np.linalg.norm(n64)
+    ends = np.stack([p64 - half, p64 + half])
+    uv = ends @ K.T
+    want_px = float(np.hypot(*(uv[1, :2] / uv[1, 2] - uv[0, :2] / uv[0, 2])))
+    assert px_per_unit(K, EYE, p32, n32) == pytest.approx(want_px, rel=1e-13)

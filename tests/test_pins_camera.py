@@ -1,0 +1,292 @@
+"""Pinned values for geometry/camera.py, checked against OpenCV (projectPoints, Rodrigues) and hand
+arithmetic; thresholds just inside and just outside (issue #16, mutation strength)."""
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from geometry.camera import (
+    BlenderCamera,
+    CameraPose,
+    Phone,
+    PhoneLens,
+    Shake,
+    _fit_scale,
+    _make_lens,
+    _rodrigues,
+    backproject,
+    blender_camera_from_intrinsics,
+    blur_at_target_px,
+    circle_of_confusion_px,
+    cv_to_blender_matrix,
+    blender_to_cv_matrix,
+    intrinsics_from_blender,
+    look_at,
+    motion_blur_px,
+    pixel_rays,
+    planar_depth,
+    pose_for_phone,
+    project,
+    shake_end_pose,
+    view_angle_deg,
+    world_to_camera,
+)
+
+LENS = PhoneLens(name="main", focal_mm=6.0, sensor_width_mm=8.0, sensor_height_mm=6.0, fnumber=2.0,
+                 equiv_focal_mm=26.0)
+PHONE = Phone(model="phone-abcd", lenses=[LENS], max_digital_zoom=4.0)
+
+
+def pose(**over):
+    kw = dict(width=40, height=30, K=[[50.0, 0, 19.5], [0, 50.0, 14.5], [0, 0, 1]], cam_to_world=np.eye(4).tolist(),
+              orientation="landscape", lens=LENS, sensor_width_mm=8.0, focus_mode="target", focus_distance_m=1.0,
+              shutter_s=0.01)
+    kw.update(over)
+    return CameraPose(**kw)
+
+
+# ------------------------------------------------------------------ models
+
+
+def test_phone_lens_lookup():
+    assert PHONE.lens("main") is LENS
+    assert PHONE.has_lens("main") and not PHONE.has_lens("tele")
+    with pytest.raises(KeyError, match=r"phone-abcd has no 'tele' lens \(has \['main'\]\)"):
+        PHONE.lens("tele")
+
+
+@pytest.mark.parametrize("over", [
+    dict(width=0), dict(height=0), dict(width=-3), dict(K=[[1, 0], [0, 1]]), dict(cam_to_world=np.eye(3).tolist()),
+    dict(shake_end_cam_to_world=np.eye(3).tolist()), dict(focus_mode="pinhole"),
+    dict(focus_distance_m=None), dict(focus_distance_m=0.006), dict(focus_distance_m=0.005),
+    dict(digital_zoom=0.999), dict(shutter_s=0.0), dict(shutter_s=-1.0),
+])
+def test_camera_pose_rejects(over):
+    with pytest.raises(ValueError):
+        pose(**over)
+
+
+def test_camera_pose_accepts_boundaries_and_arrays():
+    p = pose(width=1, height=1, focus_distance_m=0.0061, digital_zoom=1.0, shutter_s=1e-6,
+             shake_end_cam_to_world=np.eye(4).tolist())
+    assert p.shake_end_array().shape == (4, 4) and p.shake_end_array().dtype == np.float64
+    q = pose(focus_mode="pinhole", focus_distance_m=None, cam_to_world=look_at([1, 2, 3], [0, 0, 0]).tolist())
+    assert q.shake_end_array() is None
+    np.testing.assert_allclose(q.center, [1, 2, 3])
+    assert q.K_array().dtype == np.float64 and q.K_array()[0, 2] == 19.5
+    assert q.fnumber == 2.0 and q.long_side_px == 40 and pose(width=30, height=41).long_side_px == 41
+
+
+# ------------------------------------------------------------------ Blender <-> OpenCV
+
+
+def test_fit_scale():
+    assert _fit_scale("AUTO", 40, 30) == ("HORIZONTAL", 40)
+    assert _fit_scale("AUTO", 30, 30) == ("HORIZONTAL", 30)
+    assert _fit_scale("AUTO", 30, 40) == ("VERTICAL", 40)
+    assert _fit_scale("HORIZONTAL", 30, 40) == ("HORIZONTAL", 30)
+    assert _fit_scale("VERTICAL", 40, 30) == ("VERTICAL", 30)
+    with pytest.raises(ValueError, match="unknown sensor_fit"):
+        _fit_scale("DIAGONAL", 4, 3)
+
+
+def test_intrinsics_from_blender_worked_examples():
+    K = intrinsics_from_blender(50.0, 36.0, 24.0, "HORIZONTAL", 0.1, -0.05, 1920, 1080)
+    np.testing.assert_allclose(K, [[50 / 36 * 1920, 0, 959.5 - 192.0], [0, 50 / 36 * 1920, 539.5 - 96.0], [0, 0, 1]])
+    K = intrinsics_from_blender(50.0, 36.0, 24.0, "VERTICAL", 0.1, 0.05, 1920, 1080)
+    np.testing.assert_allclose(K, [[50 / 24 * 1080, 0, 959.5 - 108.0], [0, 50 / 24 * 1080, 539.5 + 54.0], [0, 0, 1]])
+    # AUTO on a portrait frame: sensor *width* against the larger (vertical) side
+    K = intrinsics_from_blender(50.0, 36.0, 24.0, "AUTO", 0.0, 0.0, 1080, 1920)
+    np.testing.assert_allclose(K[0, 0], 50 / 36 * 1920)
+    np.testing.assert_allclose(K[:2, 2], [539.5, 959.5])
+    cam = BlenderCamera(lens_mm=50.0, sensor_fit="VERTICAL", sensor_width_mm=36.0, sensor_height_mm=24.0,
+                        shift_x=0.1, shift_y=0.05)
+    np.testing.assert_allclose(cam.intrinsics(1920, 1080), intrinsics_from_blender(50, 36, 24, "VERTICAL", .1, .05,
+                                                                                  1920, 1080))
+
+
+def test_blender_camera_from_intrinsics_worked_examples():
+    K = np.array([[1000.0, 0, 300.0], [0, 1000.0, 250.0], [0, 0, 1]])
+    cam = blender_camera_from_intrinsics(K, 800, 600, sensor_long_mm=36.0)
+    assert cam.sensor_fit == "HORIZONTAL"
+    assert (cam.lens_mm, cam.sensor_width_mm, cam.sensor_height_mm) == pytest.approx((45.0, 36.0, 27.0))
+    assert (cam.shift_x, cam.shift_y) == pytest.approx(((399.5 - 300) / 800, (250 - 299.5) / 800))
+    cam = blender_camera_from_intrinsics(K, 600, 800)
+    assert cam.sensor_fit == "VERTICAL"
+    assert (cam.lens_mm, cam.sensor_width_mm, cam.sensor_height_mm) == pytest.approx((45.0, 27.0, 36.0))
+    assert (cam.shift_x, cam.shift_y) == pytest.approx(((299.5 - 300) / 800, (250 - 399.5) / 800))
+    sq = blender_camera_from_intrinsics(K, 500, 500, sensor_long_mm=20.0)
+    assert sq.sensor_fit == "HORIZONTAL" and sq.lens_mm == pytest.approx(40.0)
+    np.testing.assert_allclose(cam.intrinsics(600, 800), K, atol=1e-9)
+
+
+def test_square_pixel_check_tolerances():
+    base = np.array([[1000.0, 0, 300.0], [0, 1000.0, 250.0], [0, 0, 1]])
+    ok = base.copy()
+    ok[1, 1] = 1000.0 * (1 + 1e-10)
+    ok[0, 1] = 1e-13
+    blender_camera_from_intrinsics(ok, 800, 600)
+    for i, j, val in [(1, 1, 1000.0 * (1 + 1e-8)), (0, 0, 999.999), (0, 1, 1e-11), (0, 1, -1e-11)]:
+        bad = base.copy()
+        bad[i, j] = val
+        with pytest.raises(ValueError, match="square pixels"):
+            blender_camera_from_intrinsics(bad, 800, 600)
+
+
+def test_cv_blender_flip():
+    T = look_at([1, 2, 3], [0, 0, 0])
+    B = cv_to_blender_matrix(T)
+    np.testing.assert_allclose(B[:3, 0], T[:3, 0])
+    np.testing.assert_allclose(B[:3, 1], -T[:3, 1])  # Blender +Y up = -OpenCV y (down)
+    np.testing.assert_allclose(B[:3, 2], -T[:3, 2])  # Blender looks down -Z
+    np.testing.assert_allclose(B[:3, 3], T[:3, 3])
+    np.testing.assert_allclose(blender_to_cv_matrix(B), T)
+    np.testing.assert_allclose(cv_to_blender_matrix(np.eye(4)), np.diag([1.0, -1, -1, 1]))
+
+
+# ------------------------------------------------------------------ poses and projection
+
+
+def test_look_at_hand_example_and_fallback():
+    T = look_at([0, -5, 0], [0, 0, 0])  # looking along +y, z up
+    np.testing.assert_allclose(T[:3, :3], [[1, 0, 0], [0, 0, 1], [0, -1, 0]], atol=1e-12)
+    np.testing.assert_allclose(T[:3, 3], [0, -5, 0])
+    np.testing.assert_allclose(T[3], [0, 0, 0, 1])
+    down = look_at([0, 0, 5], [0, 0, 0])  # view parallel to up: fallback alt (0,1,0) -> x = z x y
+    np.testing.assert_allclose(down[:3, 2], [0, 0, -1])
+    np.testing.assert_allclose(down[:3, 0], [1, 0, 0], atol=1e-12)
+    np.testing.assert_allclose(down[:3, 1], [0, -1, 0], atol=1e-12)
+    along_y = look_at([0, 0, 0], [0, 3, 0], up=(0, 1, 0))  # parallel to up and to the first alt
+    np.testing.assert_allclose(along_y[:3, 0], [0, 0, -1], atol=1e-12)
+    scaled = look_at([0, -5, 0], [0, 0, 0], up=(0, 0, 1e-6))  # a tiny up is still a direction
+    np.testing.assert_allclose(scaled, T, atol=1e-12)
+    rolled = look_at([0, -5, 0], [0, 0, 0], roll_rad=math.pi / 2)
+    np.testing.assert_allclose(rolled[:3, 0], T[:3, 1], atol=1e-12)
+    np.testing.assert_allclose(rolled[:3, 1], -T[:3, 0], atol=1e-12)
+    with pytest.raises(ValueError):
+        look_at([1, 1, 1], [1, 1, 1])
+    assert np.linalg.det(T[:3, :3]) == pytest.approx(1.0)
+
+
+def test_projection_matches_opencv():
+    rng = np.random.default_rng(5)
+    T = look_at([1.0, -4.0, 2.0], [0.2, 0.1, 0.5], roll_rad=0.3)
+    K = np.array([[800.0, 0, 330.0], [0, 800.0, 235.0], [0, 0, 1]])
+    P = rng.uniform(-1, 1, (50, 3))
+    R = T[:3, :3].T
+    rvec, _ = cv2.Rodrigues(R)
+    tvec = -R @ T[:3, 3]
+    ref, _ = cv2.projectPoints(P, rvec, tvec, K, None)
+    uv, z = project(P, K, T)
+    np.testing.assert_allclose(uv, ref.reshape(-1, 2), atol=1e-7)
+    np.testing.assert_allclose(z, (P @ R.T + tvec)[:, 2], atol=1e-12)
+    np.testing.assert_allclose(planar_depth(P, T), z)
+    np.testing.assert_allclose(world_to_camera(P, T), P @ R.T + tvec, atol=1e-12)
+    np.testing.assert_allclose(backproject(uv, z, K, T), P, atol=1e-9)
+
+
+def test_pixel_rays_order_and_depth_factor():
+    K = np.array([[10.0, 0, 1.0], [0, 10.0, 0.5], [0, 0, 1]])
+    T = look_at([0, 0, 0], [0, 0, 5], up=(0, -1, 0))  # camera = world axes
+    np.testing.assert_allclose(T[:3, :3], np.eye(3), atol=1e-12)
+    o, d, zf = pixel_rays(K, T, 3, 2)
+    assert o.shape == (6, 3) and d.shape == (6, 3) and zf.shape == (6,)
+    raw = np.array([[(u - 1.0) / 10, (v - 0.5) / 10, 1.0] for v in range(2) for u in range(3)])
+    np.testing.assert_allclose(d, raw / np.linalg.norm(raw, axis=1)[:, None], atol=1e-12)
+    np.testing.assert_allclose(zf, 1 / np.linalg.norm(raw, axis=1))
+    T2 = look_at([1, 2, 3], [1, 2 + 5, 3])
+    o2, d2, _ = pixel_rays(K, T2, 3, 2)
+    np.testing.assert_allclose(o2, np.tile([1, 2, 3], (6, 1)))
+    np.testing.assert_allclose(d2, d @ T2[:3, :3].T, atol=1e-12)
+
+
+# ------------------------------------------------------------------ phones
+
+
+def test_make_lens_worked_example():
+    lens = _make_lens("tele", 86.54, 4.0, 2.8)
+    # diag = 1.25 * 4 = 5 mm; 86.54 * 5 / 43.27 = 10 mm
+    assert lens.focal_mm == pytest.approx(10.0)
+    assert (lens.name, lens.sensor_width_mm, lens.sensor_height_mm, lens.fnumber, lens.equiv_focal_mm) == (
+        "tele", 4.0, 3.0, 2.8, 86.54)
+
+
+def test_pose_for_phone_worked_example():
+    T = look_at([0, -3, 1], [0, 0, 1])
+    p = pose_for_phone(PHONE, "main", 2.0, "portrait", 1001, T, "target", 2.0, 0.005)
+    assert (p.width, p.height) == (751, 1001)  # round(750.75)
+    f = 6.0 / (8.0 / 2.0) * 1001
+    np.testing.assert_allclose(p.K, [[f, 0, 375.0], [0, f, 500.0], [0, 0, 1]])
+    assert p.sensor_width_mm == 4.0 and p.digital_zoom == 2.0 and p.orientation == "portrait"
+    np.testing.assert_allclose(p.cam_to_world, T)
+    assert p.focus_distance_m == 2.0 and p.shutter_s == 0.005 and p.shake_end_cam_to_world is None
+    q = pose_for_phone(PHONE, "main", 4.0, "landscape", 400, T, "pinhole", None, 0.01, shake_end=np.eye(4))
+    assert (q.width, q.height) == (400, 300) and q.focus_distance_m is None
+    assert q.shake_end_cam_to_world == np.eye(4).tolist()
+    pose_for_phone(PHONE, "main", 4.0 + 1e-13, "landscape", 400, T, "pinhole", None, 0.01)
+    for zoom in (0.999, 4.001):
+        with pytest.raises(ValueError, match="digital_zoom"):
+            pose_for_phone(PHONE, "main", zoom, "landscape", 400, T, "pinhole", None, 0.01)
+    with pytest.raises(ValueError, match="orientation"):
+        pose_for_phone(PHONE, "main", 1.0, "square", 400, T, "pinhole", None, 0.01)
+
+
+# ------------------------------------------------------------------ blur
+
+
+def test_rodrigues_matches_opencv():
+    for rv in ([0.3, -0.2, 0.5], [0.0, 0.0, math.pi / 2], [1e-3, 0, 0]):
+        ref, _ = cv2.Rodrigues(np.array(rv, dtype=np.float64))
+        np.testing.assert_allclose(_rodrigues(np.array(rv)), ref, atol=1e-12)
+    assert np.array_equal(_rodrigues(np.zeros(3)), np.eye(3))
+
+
+def test_shake_end_pose_worked_example():
+    T = look_at([0, -2, 0], [0, 0, 0])  # camera x = world x, y = world -z, z = world +y
+    shake = Shake(angular_velocity_rad_s=[0.0, 0.0, 0.0], linear_velocity_m_s=[1.0, 2.0, 3.0])
+    end = shake_end_pose(T, shake, 0.1)
+    np.testing.assert_allclose(end[:3, 3], [0.1, -2 + 0.3, -0.2], atol=1e-12)
+    np.testing.assert_allclose(end[:3, :3], T[:3, :3], atol=1e-12)
+    np.testing.assert_allclose(end[3], [0, 0, 0, 1])
+    rot = Shake(angular_velocity_rad_s=[0.0, 2.0, 0.0], linear_velocity_m_s=[0.0, 0.0, 0.0])
+    end = shake_end_pose(T, rot, 0.25)  # 0.5 rad about camera y
+    ref, _ = cv2.Rodrigues(np.array([0.0, 0.5, 0.0]))
+    np.testing.assert_allclose(end[:3, :3], T[:3, :3] @ ref, atol=1e-12)
+
+
+def test_circle_of_confusion_worked_example():
+    p = pose(focus_distance_m=1.0, width=4000, height=3000)
+    # f = 6, A = 3, S1 = 1000, S2 = 2000: c = 3 * 1000/2000 * 6/994 mm over 8 mm -> px on 4000
+    c = circle_of_confusion_px(p, [[0, 0, 2.0], [0, 0, 1.0], [0, 0, -1.0], [0, 0, 0.0]])
+    expect = 3 * 0.5 * 6 / 994 / 8.0 * 4000
+    assert c[0] == pytest.approx(expect) and c[1] == 0.0
+    assert np.isinf(c[2]) and np.isinf(c[3])
+    assert circle_of_confusion_px(pose(focus_mode="pinhole", focus_distance_m=None), [[0, 0, 2.0]]).tolist() == [0.0]
+
+
+def test_motion_blur_and_blur_at_target():
+    end = np.eye(4)
+    end[0, 3] = 0.01  # 1 cm sideways
+    p = pose(shake_end_cam_to_world=end.tolist(), focus_distance_m=2.0)
+    mb = motion_blur_px(p, [[0, 0, 2.0], [0.3, 0, 4.0], [0, 0, -1.0]])
+    assert mb[0] == pytest.approx(50.0 * 0.01 / 2.0) and mb[1] == pytest.approx(50.0 * 0.01 / 4.0)
+    assert np.isinf(mb[2])
+    assert motion_blur_px(pose(), [[0, 0, 2.0]]).tolist() == [0.0]
+    coc = circle_of_confusion_px(p, [[0, 0, 4.0]])[0]
+    assert coc > 0
+    assert blur_at_target_px(p, [0, 0, 4.0]) == pytest.approx(coc + 0.125)
+    assert blur_at_target_px(p, [0, 0, 2.0]) == pytest.approx(0.25)
+
+
+def test_view_angle_one_and_two_sided():
+    assert view_angle_deg([0, 0, 5.0], [0, 0, 0], [0, 0, 2.0]) == pytest.approx(0.0, abs=1e-6)
+    assert view_angle_deg([0, 0, 5.0], [0, 0, 0], [0, 0, -1.0]) == pytest.approx(180.0)
+    assert view_angle_deg([0, 0, 5.0], [0, 0, 0], [0, 0, -1.0], two_sided=True) == pytest.approx(0.0, abs=1e-6)
+    assert view_angle_deg([1.0, 0, -math.sqrt(3)], [0, 0, 0], [0, 0, 1.0]) == pytest.approx(150.0)
+    assert view_angle_deg([1.0, 0, -math.sqrt(3)], [0, 0, 0], [0, 0, 1.0], two_sided=True) == pytest.approx(30.0)
+    out = view_angle_deg(np.zeros((2, 3)), [[0, 0, 1.0], [0, 1.0, 1.0]], [[0, 0, 1.0], [0, 0, 1.0]])
+    assert isinstance(out, np.ndarray) and out.tolist() == pytest.approx([180.0, 135.0])
+    assert isinstance(view_angle_deg([0, 0, 1.0], [0, 0, 0], [0, 0, 1.0]), float)

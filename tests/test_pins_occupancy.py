@@ -1,0 +1,262 @@
+"""Pinned values for geometry/occupancy.py: analytic boxes and planes on a 0.1 m grid, and the
+separating-axis overlap tests checked against an exact linear-programming feasibility test
+(scipy.optimize.linprog: is there a convex combination of the corners inside the box?)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import trimesh
+from scipy.optimize import linprog
+
+from geometry.egopath_schema import GeometryParams
+from geometry.occupancy import (
+    OccupancyGrid,
+    _tri_box_overlap,
+    _tri_square_overlap_2d,
+    footprint_mask,
+    grid_spec_for_bounds,
+    occupancy_from_mesh,
+)
+from geometry.raycast import SceneMesh
+
+P = GeometryParams(grid_m=0.1)  # slab 0.05 .. 1.80 m
+
+
+def floor_part(x0=0.0, y0=0.0, x1=1.0, y1=1.0, oid=1):
+    v = np.array([[x0, y0, 0], [x1, y0, 0], [x1, y1, 0], [x0, y1, 0]], float)
+    return oid, "floor", trimesh.Trimesh(v, [[0, 1, 2], [0, 2, 3]], process=False)
+
+
+def box_part(lo, hi, oid, name="box"):
+    lo, hi = np.asarray(lo, float), np.asarray(hi, float)
+    tm = trimesh.creation.box(extents=hi - lo, transform=trimesh.transformations.translation_matrix((lo + hi) / 2))
+    return oid, name, tm
+
+
+def grid_of(*parts, **kw):
+    return occupancy_from_mesh(SceneMesh.from_trimesh_parts([floor_part(), *parts]), {1}, P, **kw)
+
+
+def cells(mask):
+    iy, ix = np.nonzero(mask)
+    return sorted(zip(ix.tolist(), iy.tolist()))
+
+
+# ------------------------------------------------------------------ grid object
+
+
+def test_grid_validation():
+    f = np.ones((2, 3), bool)
+    with pytest.raises(ValueError, match="positive"):
+        OccupancyGrid((0, 0), 0.0, f, f, None)
+    with pytest.raises(ValueError, match="equal shape"):
+        OccupancyGrid((0, 0), 0.1, f, np.ones((3, 2), bool), None)
+    with pytest.raises(ValueError, match="equal shape"):
+        OccupancyGrid((0, 0), 0.1, np.ones(3, bool), np.ones(3, bool), None)
+    with pytest.raises(ValueError, match="object_cells"):
+        OccupancyGrid((0, 0), 0.1, f, f, np.zeros((3, 2)))
+    g = OccupancyGrid((0, 0), 0.1, f, ~f, None)
+    assert g.object_cells.shape == (2, 3) and g.object_cells.dtype == np.int32 and not g.object_cells.any()
+    assert g.shape == (2, 3)
+
+
+def test_clearance_is_distance_to_nearest_non_free_cell_or_the_grid_edge():
+    free = np.ones((5, 7), bool)
+    free[1, 5] = False
+    g = OccupancyGrid((0, 0), 0.1, free, np.zeros_like(free), None)
+    c = g.clearance_m
+    # brute force: centre distance to every non-free cell, including a ring of cells around the grid
+    H, W = free.shape
+    blocked = [(x, y) for y in range(-1, H + 1) for x in range(-1, W + 1)
+               if not (0 <= x < W and 0 <= y < H) or not free[y, x]]
+    b = np.array(blocked, float)
+    for y in range(H):
+        for x in range(W):
+            want = 0.0 if not free[y, x] else 0.1 * np.min(np.hypot(b[:, 0] - x, b[:, 1] - y))
+            assert c[y, x] == pytest.approx(want)
+    assert c[2, 2] == pytest.approx(0.3) and c[0, 0] == pytest.approx(0.1) and c[1, 5] == 0.0
+    assert c.dtype == np.float64 and g.clearance_m is c
+
+
+def test_floor_but_occupied_is_not_free():
+    floor = np.array([[True, True], [False, True]])
+    occ = np.array([[False, True], [False, False]])
+    g = OccupancyGrid((0, 0), 0.1, floor, occ, None)
+    assert g.free.tolist() == [[True, False], [False, True]]
+
+
+def test_world_to_cell_rounds_at_cell_edges():
+    # cell 0.5 m, origin (0.25, -0.75): cell edges at exact binary fractions (0, 0.5, -0.5, ...)
+    g = OccupancyGrid((0.25, -0.75), 0.5, np.ones((4, 4), bool), np.zeros((4, 4), bool), None)
+    assert g.world_to_cell([0.25, -0.75]) == (0, 0)
+    assert g.world_to_cell([0.5, -0.5]) == (1, 1)  # edges belong to the upper cell
+    assert g.world_to_cell([0.4999, -0.5001]) == (0, 0)
+    assert g.world_to_cell([-0.0001, -1.0001]) == (-1, -1)
+    assert g.world_to_cell([1.8, 1.3, 5.0]) == (3, 4)  # z ignored
+    ix, iy = g.world_to_cell(np.array([[0.25, -0.75], [1.3, 0.2]]))
+    assert ix.tolist() == [0, 2] and iy.tolist() == [0, 2]
+    np.testing.assert_allclose(g.cell_to_world(2, 3), [1.25, 0.75])
+    np.testing.assert_allclose(g.cell_to_world([0, 1], [1, 0]), [[0.25, -0.25], [0.75, -0.75]])
+    assert g.in_grid([-1, 0, 3, 4, 0, 0], [0, 0, 3, 0, -1, 4]).tolist() == [False, True, True, False, False, False]
+
+
+def test_lookup_inside_and_outside():
+    arr = np.arange(6).reshape(2, 3)
+    g = OccupancyGrid((0, 0), 1.0, np.ones((2, 3), bool), np.zeros((2, 3), bool), None)
+    assert g.lookup(arr, [[2, 1], [0, 0], [3, 0], [0, -1]], outside=-7).tolist() == [5, 0, -7, -7]
+    assert g.lookup(arr, [1.2, 0.9]).tolist() == [4]
+    assert g.lookup(g.free, [[9, 9]]).tolist() == [False]
+
+
+def test_grid_spec_for_bounds_worked_examples():
+    o, W, H = grid_spec_for_bounds((0, 0, 1, 0.5), 0.1)
+    np.testing.assert_allclose(o, [0.05, 0.05]) and (W, H) == (10, 5)
+    assert (W, H) == (10, 5)
+    o, W, H = grid_spec_for_bounds((0.03, -0.12, 0.31, 0.2), 0.1)
+    np.testing.assert_allclose(o, [0.05, -0.15])
+    assert (W, H) == (4, 4)
+    o, W, H = grid_spec_for_bounds((0.30000000001, 0.1, 0.6000000001, 0.3), 0.1)  # within 1e-9 of the lattice
+    np.testing.assert_allclose(o, [0.35, 0.15])
+    assert (W, H) == (3, 2)
+    _, W, H = grid_spec_for_bounds((0.3, 0.3, 0.3 + 1e-12, 0.3 + 1e-12), 0.1)
+    assert (W, H) == (1, 1)
+    for b in [(0, 0, 0, 1), (0, 1, 1, 1), (1, 0, 0, 1)]:
+        with pytest.raises(ValueError, match="empty bounds"):
+            grid_spec_for_bounds(b, 0.1)
+
+
+# ------------------------------------------------------------------ rasterisation
+
+
+def test_box_obstacle_marks_exactly_the_cells_it_enters():
+    g = grid_of(box_part((0.22, 0.42, 0.0), (0.38, 0.58, 0.5), 5))
+    assert g.shape == (10, 10)
+    np.testing.assert_allclose(g.origin_xy, [0.05, 0.05])
+    assert g.floor.all()
+    want = [(ix, iy) for ix in (2, 3) for iy in (4, 5)]
+    assert cells(g.occupied) == want
+    assert cells(g.object_cells == 5) == want
+    assert not g.free[4, 2] and g.free[4, 1]
+
+
+def test_face_on_a_cell_boundary_marks_both_neighbours():
+    g = grid_of(box_part((0.2, 0.42, 0.0), (0.38, 0.48, 0.5), 5))
+    assert cells(g.occupied) == [(1, 4), (2, 4), (3, 4)]
+
+
+def test_obstacle_slab_limits():
+    shelf = box_part((0.42, 0.42, 1.81), (0.48, 0.48, 2.0), 2)  # above 1.80
+    rug = box_part((0.62, 0.62, 0.0), (0.68, 0.68, 0.049), 3)  # below 0.05
+    touch_low = box_part((0.12, 0.12, 0.0), (0.18, 0.18, 0.05), 4)  # top exactly at 0.05
+    touch_high = box_part((0.82, 0.82, 1.8), (0.88, 0.88, 2.5), 6)  # bottom exactly at 1.80
+    g = grid_of(shelf, rug, touch_low, touch_high)
+    assert cells(g.occupied) == [(1, 1), (8, 8)]
+    # with the floor 1 m higher everything moves up by 1 m: the shelf's bottom 1.81 is below 2.05
+    g2 = occupancy_from_mesh(SceneMesh.from_trimesh_parts([floor_part(), shelf, rug]), {1}, P, floor_z=1.0)
+    assert cells(g2.occupied) == [(4, 4)]
+
+
+def test_zero_thickness_wall_and_sloped_triangle():
+    wall = trimesh.Trimesh([[0.33, 0.0, 0.0], [0.33, 1.0, 0.0], [0.33, 1.0, 1.0], [0.33, 0.0, 1.0]],
+                           [[0, 1, 2], [0, 2, 3]], process=False)
+    g = grid_of((7, "wall", wall))
+    assert cells(g.occupied) == [(3, iy) for iy in range(10)]
+    # A triangle whose bbox covers many cells but which itself only crosses a diagonal band.
+    tri = trimesh.Trimesh([[0.0, 0.0, 1.0], [0.95, 0.0, 1.0], [0.95, 0.95, 1.0]], [[0, 1, 2]], process=False)
+    g = grid_of((8, "tri", tri))
+    ref = {(ix, iy) for iy in range(10) for ix in range(10) if iy <= ix + 1}  # y <= x touches iy <= ix + 1
+    assert set(cells(g.occupied)) == ref
+
+
+def test_largest_id_wins_a_shared_cell_and_footprints_are_exact():
+    a = box_part((0.12, 0.12, 0.0), (0.27, 0.18, 0.5), 3)  # cells x 1..2, y 1
+    b = box_part((0.22, 0.12, 0.0), (0.38, 0.18, 0.5), 9)  # cells x 2..3, y 1
+    high = box_part((0.52, 0.52, 1.9), (0.58, 0.58, 2.2), 4)  # above the slab: footprint only
+    g = grid_of(a, b, high)
+    assert g.object_cells[1].tolist()[:5] == [0, 3, 9, 9, 0]
+    assert g.footprints[3].tolist() == [11, 12] and g.footprints[9].tolist() == [12, 13]
+    assert g.footprints[4].tolist() == [55] and not g.occupied[5, 5]
+    assert 1 not in g.footprints
+    assert cells(footprint_mask(g, 3)) == [(1, 1), (2, 1)]
+    only = grid_of(a, b, high, footprints=[9])
+    assert sorted(only.footprints) == [9]
+    assert cells(footprint_mask(only, 3)) == [(1, 1)]  # fallback: where 3 is the recorded obstacle
+    none = grid_of(a, b, footprints=False)
+    assert none.footprints == {}
+    assert cells(footprint_mask(none, 9)) == [(2, 1), (3, 1)]
+
+
+def test_floor_rasterises_cell_centres_inside_triangles():
+    tri = trimesh.Trimesh([[0, 0, 0], [0.5, 0, 0], [0, 0.5, 0]], [[0, 1, 2]], process=False)
+    m = SceneMesh.from_trimesh_parts([(1, "floor", tri)])
+    g = occupancy_from_mesh(m, {1}, P, bounds=(0, 0, 0.5, 0.5))
+    # centre (0.05 + 0.1 ix, 0.05 + 0.1 iy) inside x + y <= 0.5: ix + iy <= 4 (ix + iy = 4 is on the edge)
+    assert cells(g.floor) == sorted((ix, iy) for ix in range(5) for iy in range(5) if ix + iy <= 4)
+    # default bounds are the floor's xy bbox; a degenerate floor triangle adds nothing
+    deg = trimesh.Trimesh([[0, 0, 0], [1, 1, 0], [2, 2, 0]], [[0, 1, 2]], process=False)
+    m2 = SceneMesh.from_trimesh_parts([(1, "floor", tri), (2, "sliver", deg)])
+    g2 = occupancy_from_mesh(m2, {1, 2}, P, bounds=(0, 0, 0.5, 0.5))
+    assert cells(g2.floor) == cells(g.floor)
+
+
+def test_floor_clipped_to_bounds_and_offset_bounds():
+    g = occupancy_from_mesh(SceneMesh.from_trimesh_parts([floor_part(0, 0, 0.3, 0.2)]), {1}, P,
+                            bounds=(-0.2, -0.1, 0.5, 0.3))
+    assert g.shape == (4, 7)
+    np.testing.assert_allclose(g.origin_xy, [-0.15, -0.05])
+    assert cells(g.floor) == [(ix, iy) for ix in (2, 3, 4) for iy in (1, 2)]
+
+
+def test_occupancy_from_mesh_rejects():
+    m = SceneMesh.from_trimesh_parts([floor_part()])
+    with pytest.raises(ValueError, match="floor_ids is empty"):
+        occupancy_from_mesh(m, set(), P)
+    with pytest.raises(ValueError, match="no triangles"):
+        occupancy_from_mesh(m, {2}, P)
+    with pytest.raises(ValueError, match="obstacle_max_z"):
+        occupancy_from_mesh(m, {1}, GeometryParams(grid_m=0.1, obstacle_min_z=1.0, obstacle_max_z=1.0))
+    g = occupancy_from_mesh(m, {2}, P, bounds=(0, 0, 1, 1))  # bounds given: fine, no floor
+    assert not g.floor.any()
+
+
+# ------------------------------------------------------------------ SAT vs linear programming
+
+
+def lp_overlap(tri, lo, hi) -> bool:
+    """Exact: some convex combination of the corners lies in the box [lo, hi]."""
+    d = tri.shape[1]
+    A_ub = np.vstack([tri.T, -tri.T])
+    b_ub = np.concatenate([hi, -lo])
+    res = linprog(np.zeros(3), A_ub=A_ub, b_ub=b_ub, A_eq=np.ones((1, 3)), b_eq=[1.0], bounds=[(0, None)] * 3,
+                  method="highs")
+    assert res.status in (0, 2), res.message
+    del d
+    return res.status == 0
+
+
+@pytest.mark.parametrize("dim", [3, 2])
+def test_sat_overlap_agrees_with_linear_programming(dim):
+    rng = np.random.default_rng(16 + dim)
+    n = 400
+    tris = rng.uniform(-1.5, 1.5, (n, 3, dim))
+    centre = rng.uniform(-0.5, 0.5, (n, dim))
+    h = 0.4
+    margin = 1e-3
+    decided = 0
+    for i in range(n):
+        inner = lp_overlap(tris[i], centre[i] - h + margin, centre[i] + h - margin)
+        outer = lp_overlap(tris[i], centre[i] - h - margin, centre[i] + h + margin)
+        if inner != outer:
+            continue  # within the margin of touching: either answer is allowed
+        decided += 1
+        if dim == 3:
+            half = np.full((1, 3), h)
+            got = _tri_box_overlap(tris[i, 0][None], tris[i, 1][None], tris[i, 2][None], centre[i][None], half, 1e-6)
+        else:
+            got = _tri_square_overlap_2d(tris[i, 0][None], tris[i, 1][None], tris[i, 2][None], centre[i][None], h,
+                                         1e-6)
+        assert bool(got[0]) == inner, (i, tris[i], centre[i])
+    assert decided > 0.9 * n
+    # both answers occur often enough to matter
+    frac = np.mean([lp_overlap(tris[i], centre[i] - h, centre[i] + h) for i in range(n)])
+    assert 0.2 < frac < 0.8

@@ -34,13 +34,15 @@ def shard(path: Path, rows):
 # ---------------------------------------------------------------- dataset_items
 
 def test_acceptability_scored_rules():
-    assert di.acceptability_scored("car_plate", {}) is False
-    assert di.acceptability_scored("rail_attachment", {"lag_present": False, "flashing_present": True}) is False
-    assert di.acceptability_scored("rail_attachment", {"lag_present": True, "flashing_present": False}) is False
-    assert di.acceptability_scored("rail_attachment", {"lag_present": True, "flashing_present": True}) is True
-    assert di.acceptability_scored("rail_attachment", {"lag_present": None}) is True
+    """The environment's declaration and the frame's own flag decide (Environment contract);
+    the rail_attachment scorer writes the flag from lag_present and flashing_present."""
+    assert di.acceptability_scored("rail_attachment", {"acceptability_scored": False}) is False
+    assert di.acceptability_scored("rail_attachment", {"acceptability_scored": True}) is True
+    assert di.acceptability_scored("rail_attachment", {"lag_present": False}) is True  # the flag, not the part
     assert di.acceptability_scored("rail_attachment", {}) is True
-    assert di.acceptability_scored("tape_gap", {"lag_present": False}) is True
+    assert di.acceptability_scored("tape_gap", {"acceptability_scored": False}) is False
+    assert di.acceptability_scored("car_plate", {"acceptability_scored": False}) is False  # not registered yet
+    assert di.acceptability_scored("car_plate", {}) is True
     assert di.COLUMNS == ("id", "env", "stratum", "scorer_verdict", "gray", "ground_truth", "keys")
 
 
@@ -49,8 +51,8 @@ def test_load_items_sorted_typed_and_flags(tmp_path):
     shard(root / "tape_gap" / "test-00000.parquet",
           [row("t2", gt={"reading": 2.5, "tilted": False}, keys=(KEY, KEY_ALL), gray=True), row("t1")])
     shard(root / "rail_attachment" / "test-00000.parquet",
-          [row("r1", env="rail_attachment", gt={"lag_present": False}, stratum="positive", verdict="reject")])
-    shard(root / "car_plate" / "test-00000.parquet", [row("c1", env="car_plate", gt=None)])
+          [row("r1", env="rail_attachment", gt={"lag_present": False, "acceptability_scored": False}, stratum="positive", verdict="reject")])
+    shard(root / "car_plate" / "test-00000.parquet", [row("c1", env="car_plate", gt={"acceptability_scored": False})])
     shard(root / "car_plate" / "train-00000.parquet", [row("x9", env="car_plate")])
     shard(root / ".hidden" / "test-00000.parquet", [row("h1")])
     items = di.load_items(root)

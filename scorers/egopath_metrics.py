@@ -111,3 +111,11 @@ def score_predictions(questions: Sequence[Question], predictions_by_model: Mappi
         "baselines": base,
         "warnings": warnings,
     }
+
+
+def score_result(questions: Sequence[Question], predictions_by_model: Mapping[str, Mapping[str, Any]],
+                 **kwargs) -> "EgoPathScore":
+    """`score_predictions`, typed: the same content validated as `EgoPathScore`."""
+    from scorers.egopath_results import EgoPathScore
+
+    return EgoPathScore.model_validate(score_predictions(questions, predictions_by_model, **kwargs))

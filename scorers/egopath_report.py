@@ -2,7 +2,7 @@
 
 One concern per module: `egopath_dataset` (the exported dataset: questions, controls, images),
 `egopath_inputs` (prediction files), `egopath` (grading and bootstrap), `egopath_metrics`
-(metrics.json content), `egopath_markdown` (leaderboard, report.md), `egopath_figures`
+(metrics.json content), `egopath_results` (its typed schema), `egopath_markdown` (leaderboard, report.md), `egopath_figures`
 (prediction overlays). This module writes the files and runs the whole flow.
 """
 from __future__ import annotations
@@ -21,6 +21,7 @@ from scorers.egopath_figures import make_overlays
 from scorers.egopath_inputs import PredictionFile, file_warnings, load_prediction_file, models_from_files
 from scorers.egopath_markdown import TASK_SHORT, report_markdown, summary_table
 from scorers.egopath_metrics import control_metrics, score_predictions
+from scorers.egopath_results import EgoPathScore
 
 __all__ = ["EgoPathDataError", "PredictionFile", "find_egopath_root", "load_questions", "load_prediction_file",
            "load_controls", "control_metrics", "run_score", "models_from_files", "score_predictions",
@@ -68,6 +69,7 @@ def run_score(dataset: str | os.PathLike, prediction_paths: Sequence[str | os.Pa
                                              "unreadable_lines": f.unreadable_lines[:20],
                                              "lines_without_id": f.no_id_lines,
                                              "n_duplicates": len(f.duplicate_ids)} for f in files}
+    EgoPathScore.model_validate(metrics)  # the schema of metrics.json, checked before anything is written
     ov = make_overlays(root, questions, by_model, split=split) if overlays else None
     out = Path(report_dir) if report_dir else Path("reports") / root.name
     md = write_report(metrics, out, overlays=ov)

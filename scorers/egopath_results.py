@@ -10,21 +10,14 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from scorers.realitybench_results import Interval  # one interval model for every benchmark
+
 __all__ = ["Interval", "TaskResult", "ModelResult", "DatasetSummary", "Settings", "PredictionFileInfo",
            "EgoPathScore"]
 
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
-
-
-class Interval(_Strict):
-    """A point estimate with its scene-cluster percentile interval (None bounds: no resamples)."""
-
-    estimate: float | None
-    low: float | None
-    high: float | None
-    n_undefined: int
 
 
 class TaskResult(BaseModel):

@@ -225,3 +225,14 @@ def _ends_without_newline(path: Path) -> bool:
             return False
         f.seek(-1, 2)
         return f.read(1) != b"\n"
+
+
+def settle_model_names(files) -> str | None:
+    """Two prediction files naming the same model fall back to their file stems (each file has
+    `.model` and `.path`); returns a name that is still shared after that, else None."""
+    counts = Counter(f.model for f in files)
+    for f in files:
+        if counts[f.model] > 1:
+            f.model = f.path.stem
+    dup = sorted(k for k, v in Counter(f.model for f in files).items() if v > 1)
+    return dup[0] if dup else None

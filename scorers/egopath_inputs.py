@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import os
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from formats.predictions import PredictionsError, read_predictions_file
+from formats.predictions import PredictionsError, read_predictions_file, settle_model_names
 from scorers.egopath_baselines import BASELINES
 from scorers.egopath_dataset import EgoPathDataError
 
@@ -63,15 +62,10 @@ def file_warnings(pf: PredictionFile) -> list[str]:
 
 def models_from_files(files: Sequence[PredictionFile]) -> dict[str, dict[str, Any]]:
     """{model: replies}; clashing names fall back to file stems; still equal -> error."""
-    counts = Counter(f.model for f in files)
-    for f in files:
-        if counts[f.model] > 1:
-            f.model = f.path.stem
-    counts = Counter(f.model for f in files)
-    dup = sorted(k for k, v in counts.items() if v > 1)
+    dup = settle_model_names(files)
     if dup:
-        raise EgoPathDataError(f"two prediction files for model {dup[0]!r}; rename one file or fix its `model` field")
-    clash = sorted(set(counts) & {f"baseline:{b}" for b in BASELINES})
+        raise EgoPathDataError(f"two prediction files for model {dup!r}; rename one file or fix its `model` field")
+    clash = sorted({f.model for f in files} & {f"baseline:{b}" for b in BASELINES})
     if clash:
         raise EgoPathDataError(f"model name {clash[0]!r} is reserved for a baseline")
     return {f.model: f.replies for f in files}

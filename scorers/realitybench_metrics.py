@@ -16,6 +16,7 @@ from collections import Counter
 import numpy as np
 
 from blender_envs.registry import measurement_fields
+from formats.predictions import settle_model_names
 from scorers.cost import Price, set_cost
 from scorers.realitybench_grading import (
     GradingItem, ItemGrade, _Arrays, _metrics_from, always_accept_grades, bootstrap_strata, field_scores,
@@ -40,15 +41,10 @@ SKILL_ORDER = ("reading", "judgment", "measurement")
 
 def _unique_names(preds: list[Predictions]) -> None:
     """Two files naming the same model fall back to their stems; still equal -> error."""
-    counts = Counter(p.model for p in preds)
-    for p in preds:
-        if counts[p.model] > 1:
-            p.model = p.path.stem
-    counts = Counter(p.model for p in preds)
-    dup = sorted(k for k, v in counts.items() if v > 1)
+    dup = settle_model_names(preds)
     if dup:
-        raise ReportError(f"two prediction files for model {dup[0]!r}; rename one file or fix its `model` field")
-    if BASELINE in counts:
+        raise ReportError(f"two prediction files for model {dup!r}; rename one file or fix its `model` field")
+    if BASELINE in {p.model for p in preds}:
         raise ReportError(f"model name {BASELINE!r} is reserved for the baseline")
 
 

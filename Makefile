@@ -62,14 +62,14 @@ new-env: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest -p no:cacheprovider $(PYTEST_ARGS)
 
-# make mutants [MODULES="scorers/terms.py geometry/"] [MUTANTS_WORKERS=2]: mutation testing (docs/testing.md).
-# Not part of `make test`. Results accumulate in mutants/ (git-ignored); rm -rf mutants for a fresh run.
+# make mutants [MODULES="scorers/terms.py geometry/"] [MUTANTS_WORKERS=2] [MUTANTS_ARGS=--fresh]: mutation
+# testing, one module at a time against its own tests (docs/testing.md). Not part of `make test`.
+# A module whose source and tests are unchanged is not rerun; results in mutants/ (git-ignored).
 mutants: $(STAMP)
 	@$(PY) -c 'import importlib.metadata as m, sys; sys.exit(m.version("mutmut") != "3.8.1")' 2>/dev/null || \
 	  $(PY) -m pip install --quiet -e '.[test,mutants]'
-	$(VENV)/bin/mutmut run --max-children $(MUTANTS_WORKERS) \
-	  $(foreach m,$(MODULES),'$(subst /,.,$(patsubst %/,%,$(basename $(m)))).*')
-	$(PY) scripts/mutants_report.py $(MODULES)
+	$(PY) scripts/mutants_run.py --workers $(MUTANTS_WORKERS) $(MUTANTS_ARGS) $(MODULES); run=$$?; \
+	  $(PY) scripts/mutants_report.py $(MODULES) && exit $$run
 
 bench: $(STAMP)
 	$(PY) bench/render_overhead.py

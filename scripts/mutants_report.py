@@ -47,6 +47,7 @@ class Mutant:
 class ModuleStats:
     module: str
     mutants: list[Mutant] = field(default_factory=list)
+    missing: bool = False   # configured, but no result on disk
 
     def count(self, *statuses: str) -> int:
         return sum(m.status in statuses and not m.equivalent for m in self.mutants)
@@ -139,13 +140,27 @@ def diff_of(name: str, module: str) -> str:
     return get_diff_for_mutant(name, path=module)
 
 
+def selected(module: str, selection: list[str]) -> bool:
+    return not selection or any(module == s or module.startswith(s.rstrip("/") + "/") for s in selection)
+
+
 def collect(selection: list[str], equivalents: list[dict]) -> list[ModuleStats]:
+    """Results of every configured module in `selection`; a module without results is listed with
+    none (and fails the report), so that a module nobody ran cannot pass unnoticed."""
+    from mutants_run import configured_modules, load_settings
+
     modules = []
-    for meta in sorted(RESULTS.rglob("*.py.meta")):
-        module = meta.relative_to(RESULTS).as_posix().removesuffix(".meta")
-        if selection and not any(module == s or module.startswith(s.rstrip("/") + "/") for s in selection):
+    configured = configured_modules(load_settings(ROOT)[1], ROOT)
+    for module in (m for m in configured if selected(m, selection)):
+        meta = RESULTS / (module + ".meta")
+        if not meta.is_file():
+            modules.append(ModuleStats(module, missing=True))
             continue
-        codes = json.loads(meta.read_text())["exit_code_by_key"]
+        try:
+            codes = json.loads(meta.read_text())["exit_code_by_key"]
+        except (ValueError, KeyError) as exc:
+            raise SystemExit(f"mutants_report: {meta.relative_to(ROOT)} is damaged ({exc}); rerun it with "
+                             f"`make mutants MODULES={module} MUTANTS_ARGS=--fresh`") from None
         source = (ROOT / module).read_text()
         tree, lines = ast.parse(source), source.splitlines()
         stats = ModuleStats(module)
@@ -170,6 +185,9 @@ def table(modules: list[ModuleStats]) -> list[str]:
     rows = ["| module | mutants | killed | timeout | survived | no tests | suspicious | equivalent | not run "
             "| kill rate |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for s in modules:
+        if s.missing:
+            rows.append(f"| {s.module} | – | – | – | – | – | – | – | – | no results |")
+            continue
         rate = "–" if s.rate is None else f"{s.rate:.1f}%"
         rows.append(f"| {s.module} | {len(s.mutants)} | {s.count('killed')} | {s.count('timeout')} | "
                     f"{s.count('survived')} | {s.count('no tests')} | {s.count('suspicious')} | {s.equivalent} | "
@@ -211,9 +229,10 @@ def main(argv: list[str] | None = None) -> int:
         args.markdown.write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
-    low = [s for s in modules if s.rate is not None and s.rate < args.min_rate]
+    low = [s for s in modules if s.missing or (s.rate is not None and s.rate < args.min_rate)]
     for s in low:
-        print(f"mutants_report: {s.module} kills {s.rate:.1f}% < {args.min_rate:g}%", file=sys.stderr)
+        print(f"mutants_report: {s.module} " + ("has no results" if s.missing else
+              f"kills {s.rate:.1f}% < {args.min_rate:g}%"), file=sys.stderr)
     return 1 if low and not args.no_fail else 0
 
 

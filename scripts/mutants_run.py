@@ -1,0 +1,215 @@
+"""Mutation testing one module at a time, each against the tests that pin it (mutmut 3.8.1).
+
+Why not one plain `mutmut run`: mutmut maps every test to every function it reaches, so a mutant of
+a low-level function (a projection, a ray cast) runs hundreds of tests, trampolines and all, and a
+run over the whole configured code takes about seven hours here. A module's tests are instead the
+test files that import it (found by parsing `tests/*.py`) plus any that `[tool.scenebench.mutants]`
+adds; each module runs mutmut in its own work folder with that selection, which keeps a whole run
+near an hour and makes a module's kill rate a statement about its own tests.
+
+    python scripts/mutants_run.py [MODULE ...] [--workers 2] [--fresh] [--list]
+
+MODULE is a file or folder (scorers/terms.py, geometry/); without one, every configured module.
+A module whose source, tests and configuration are unchanged since its last run is not rerun.
+Results land where `scripts/mutants_report.py` reads them: `mutants/<module>.py{,.meta,.spans}`.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import fnmatch
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import tomllib
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+
+from tqdm import tqdm
+
+ROOT = Path(__file__).resolve().parents[1]
+WORK = ROOT / "mutants-work"
+RESULTS = ROOT / "mutants"
+MUTMUT = Path(sys.executable).with_name("mutmut")
+RESULT_SUFFIXES = ("", ".meta", ".spans")
+
+
+@dataclass(frozen=True)
+class Plan:
+    module: str              # repo-relative path, e.g. scorers/terms.py
+    tests: tuple[str, ...]   # repo-relative test files
+
+    @property
+    def slug(self) -> str:
+        return self.module.removesuffix(".py").replace("/", ".")
+
+
+def load_settings(root: Path = ROOT) -> tuple[dict, dict]:
+    data = tomllib.loads((root / "pyproject.toml").read_text())
+    return data["tool"]["mutmut"], data["tool"]["scenebench"]["mutants"]
+
+
+def configured_modules(settings: dict, root: Path = ROOT) -> list[str]:
+    """Every file the `modules` globs name, minus `exclude`, sorted."""
+    tracked = tracked_files(root)
+    chosen = {f for f in tracked if f.endswith(".py") and any(fnmatch.fnmatch(f, g) for g in settings["modules"])}
+    chosen -= {f for f in chosen if any(fnmatch.fnmatch(f, g) for g in settings.get("exclude", []))}
+    return sorted(chosen)
+
+
+def tracked_files(root: Path) -> list[str]:
+    out = subprocess.run(["git", "ls-files", "-z"], cwd=root, capture_output=True, check=True).stdout
+    return [p for p in out.decode().split("\0") if p]
+
+
+def imported_modules(source: str) -> set[str]:
+    """Dotted names a test file imports, including `from a.b import c` as `a.b.c` (c may be a module)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
+
+
+def test_files_for(module: str, settings: dict, root: Path = ROOT) -> tuple[str, ...]:
+    dotted = module.removesuffix(".py").replace("/", ".")
+    skipped = set(settings.get("skip_tests", []))
+    found = set()
+    for test in sorted((root / "tests").glob("test_*.py")):
+        rel = test.relative_to(root).as_posix()
+        if rel not in skipped and dotted in imported_modules(test.read_text()):
+            found.add(rel)
+    found.update(settings.get("extra_tests", {}).get(module, []))
+    return tuple(sorted(found))
+
+
+def plans(selection: list[str], settings: dict, root: Path = ROOT) -> list[Plan]:
+    modules = configured_modules(settings, root)
+    if selection:
+        wanted = [s.rstrip("/") for s in selection]
+        unknown = [s for s in wanted if not any(m == s or m.startswith(s + "/") for m in modules)]
+        if unknown:
+            raise SystemExit(f"mutants_run: not a configured module or folder: {' '.join(unknown)}")
+        modules = [m for m in modules if any(m == s or m.startswith(s + "/") for s in wanted)]
+    return [Plan(m, test_files_for(m, settings, root)) for m in modules]
+
+
+def mutmut_table(base: dict, plan: Plan, settings: dict) -> str:
+    """The [tool.mutmut] table of one module's work folder."""
+    selection = [*plan.tests, "-m", "not render and not ray",
+                 *(f"--deselect={d}" for d in settings.get("deselect", []))]
+    lines = ["[tool.mutmut]",
+             f"source_paths = {json.dumps(base['source_paths'])}",
+             f"only_mutate = {json.dumps([plan.module])}",
+             f"also_copy = {json.dumps(base.get('also_copy', []))}",
+             f"pytest_add_cli_args_test_selection = {json.dumps(selection)}",
+             f"pytest_add_cli_args = {json.dumps(base.get('pytest_add_cli_args', []))}"]
+    return "\n".join(lines) + "\n"
+
+
+def work_pyproject(root_text: str, table: str) -> str:
+    without = re.sub(r"(?ms)^\[tool\.mutmut\]\n.*?(?=^\[|\Z)", "", root_text)
+    return without.rstrip("\n") + "\n\n" + table
+
+
+def fingerprint(plan: Plan, table: str, root: Path = ROOT) -> str:
+    """What a module's result depends on that this script can see: its source, its test files, the
+    tests' shared helpers, the work folder's configuration and the tool's version."""
+    h = hashlib.sha256()
+    helpers = sorted(p for p in (root / "tests").glob("*.py") if not p.name.startswith("test_"))
+    for path in [root / plan.module, *(root / t for t in plan.tests), *helpers]:
+        h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    h.update(table.encode())
+    h.update(subprocess.run([str(MUTMUT), "--version"], capture_output=True, text=True).stdout.encode())
+    return h.hexdigest()
+
+
+def prepare(plan: Plan, base: dict, settings: dict, fresh: bool, root: Path = ROOT) -> tuple[Path, str, bool]:
+    """The module's work folder, its fingerprint, and whether its last result still stands."""
+    work = WORK / plan.slug
+    table = mutmut_table(base, plan, settings)
+    key = fingerprint(plan, table, root)
+    stamp = work / "fingerprint"
+    if not fresh and stamp.is_file() and stamp.read_text() == key and all(
+            (RESULTS / (plan.module + s)).is_file() for s in RESULT_SUFFIXES):
+        return work, key, True
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    for rel in tracked_files(root):
+        if rel.startswith(("mutants", ".ci/")):
+            continue
+        target = work / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(root / rel, target)
+    (work / "pyproject.toml").write_text(work_pyproject((root / "pyproject.toml").read_text(), table))
+    return work, key, False
+
+
+def run_one(plan: Plan, base: dict, settings: dict, fresh: bool) -> tuple[Plan, str, float]:
+    work, key, cached = prepare(plan, base, settings, fresh)
+    if cached:
+        return plan, "cached", 0.0
+    if not plan.tests:
+        return plan, "no test file imports it", 0.0
+    t0 = time.perf_counter()
+    env = {**os.environ, "PYTHONPATH": ""}
+    with open(work / "mutmut.log", "wb") as log:
+        proc = subprocess.run([str(MUTMUT), "run", "--max-children", "1"], cwd=work, stdout=log,
+                              stderr=subprocess.STDOUT, env=env)
+    seconds = time.perf_counter() - t0
+    produced = [work / "mutants" / (plan.module + s) for s in RESULT_SUFFIXES]
+    if proc.returncode != 0 or not all(p.is_file() for p in produced):
+        return plan, f"mutmut failed (exit {proc.returncode}); see {(work / 'mutmut.log').relative_to(ROOT)}", seconds
+    for src in produced:
+        dest = RESULTS / src.relative_to(work / "mutants")
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        tmp = dest.with_name(dest.name + ".tmp")
+        shutil.copy2(src, tmp)
+        os.replace(tmp, dest)
+    (work / "fingerprint").write_text(key)
+    return plan, "ran", seconds
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("modules", nargs="*", help="files or folders (default: every configured module)")
+    p.add_argument("--workers", type=int, default=2, help="modules run at once (default 2)")
+    p.add_argument("--fresh", action="store_true", help="rerun even modules whose inputs are unchanged")
+    p.add_argument("--list", action="store_true", help="print each module and its test files, run nothing")
+    args = p.parse_args(argv)
+    if args.workers < 1:
+        print("mutants_run: --workers must be at least 1", file=sys.stderr)
+        return 2
+    base, settings = load_settings()
+    todo = plans(args.modules, settings)
+    if args.list:
+        for plan in todo:
+            print(f"{plan.module}: {' '.join(plan.tests) or '(no test file imports it)'}")
+        return 0
+    t0, failed = time.perf_counter(), []
+    # biggest modules first, so that the last worker is not left with the longest one
+    todo.sort(key=lambda plan: -(ROOT / plan.module).stat().st_size)
+    with ThreadPoolExecutor(args.workers) as pool, tqdm(total=len(todo), unit="module") as bar:
+        futures = [pool.submit(run_one, plan, base, settings, args.fresh) for plan in todo]
+        for future in as_completed(futures):
+            plan, outcome, seconds = future.result()
+            bar.write(f"{plan.module}: {outcome}" + (f" in {seconds:.0f} s" if seconds else ""))
+            if outcome.startswith("mutmut failed"):
+                failed.append(plan.module)
+            bar.update()
+    print(f"mutants_run: {len(todo)} modules in {time.perf_counter() - t0:.0f} s"
+          + (f"; failed: {' '.join(failed)}" if failed else ""))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,113 @@
+"""The mutation-testing driver (scripts/mutants_run.py) and its report (scripts/mutants_report.py)."""
+from __future__ import annotations
+
+import sys
+import tomllib
+
+import pytest
+
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "scripts"))
+import mutants_report as report  # noqa: E402
+import mutants_run as run  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def settings():
+    return run.load_settings(ROOT)
+
+
+def test_imports_are_read_from_the_syntax_tree():
+    source = "import a.b\nfrom c.d import e, f as g\nfrom . import local\nx = 'import h.i'\n"
+    assert run.imported_modules(source) == {"a.b", "c.d", "c.d.e", "c.d.f"}
+
+
+def test_configured_modules_follow_the_issue_list(settings):
+    base, mutants = settings
+    modules = run.configured_modules(mutants, ROOT)
+    assert "formats/predictions.py" in modules and "formats/atomic.py" not in modules
+    assert {"render_farm/store.py", "render_farm/job.py", "render_farm/isp.py"} <= set(modules)
+    assert "render_farm/runner.py" not in modules and "render_farm/contact_sheet.py" not in modules
+    assert not [m for m in modules if m.endswith(("__init__.py", "_figures.py", "_markdown.py"))]
+    assert "scorers/egopath_overlay.py" not in modules
+    assert {"geometry/camera.py", "packagers/hf_export.py", "scorers/terms.py"} <= set(modules)
+
+
+def test_a_modules_tests_are_the_files_importing_it_minus_subprocess_ones(settings):
+    _, mutants = settings
+    tests = run.test_files_for("scorers/terms.py", mutants, ROOT)
+    assert "tests/test_paper_thresholds.py" in tests and "tests/test_seeds_store_terms.py" in tests
+    assert not set(tests) & set(mutants["skip_tests"])
+    assert "tests/test_score_cli.py" in mutants["skip_tests"]
+    extra = {**mutants, "extra_tests": {"scorers/terms.py": ["tests/test_stats.py"]}}
+    assert "tests/test_stats.py" in run.test_files_for("scorers/terms.py", extra, ROOT)
+
+
+def test_unknown_module_is_refused(settings):
+    with pytest.raises(SystemExit, match="not a configured module or folder: scorers/nope.py"):
+        run.plans(["scorers/nope.py"], settings[1], ROOT)
+    assert [p.module for p in run.plans(["scorers/terms.py"], settings[1], ROOT)] == ["scorers/terms.py"]
+    assert all(p.module.startswith("geometry/") for p in run.plans(["geometry/"], settings[1], ROOT))
+
+
+def test_work_folder_config_mutates_one_module_against_its_tests(settings):
+    base, mutants = settings
+    plan = run.Plan("scorers/terms.py", ("tests/test_a.py", "tests/test_b.py"))
+    text = run.work_pyproject((ROOT / "pyproject.toml").read_text(), run.mutmut_table(base, plan, mutants))
+    data = tomllib.loads(text)
+    table = data["tool"]["mutmut"]
+    assert table["only_mutate"] == ["scorers/terms.py"]
+    selection = table["pytest_add_cli_args_test_selection"]
+    assert selection[:4] == ["tests/test_a.py", "tests/test_b.py", "-m", "not render and not ray"]
+    assert f"--deselect={mutants['deselect'][0]}" in selection
+    assert table["source_paths"] == base["source_paths"]
+    # everything else of the project's pyproject is kept
+    assert data["project"]["name"] == tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["name"]
+    assert data["tool"]["scenebench"]["mutants"] == mutants
+    assert text.count("[tool.mutmut]") == 1
+
+
+def test_fingerprint_changes_with_the_tests_and_the_config(tmp_path, settings):
+    base, mutants = settings
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "m.py").write_text("x = 1\n")
+    (tmp_path / "tests" / "test_m.py").write_text("def test(): pass\n")
+    plan = run.Plan("m.py", ("tests/test_m.py",))
+    first = run.fingerprint(plan, "table", tmp_path)
+    assert run.fingerprint(plan, "table", tmp_path) == first
+    assert run.fingerprint(plan, "other table", tmp_path) != first
+    (tmp_path / "tests" / "test_m.py").write_text("def test(): assert 1\n")
+    second = run.fingerprint(plan, "table", tmp_path)
+    assert second != first
+    (tmp_path / "tests" / "conftest.py").write_text("# helper\n")
+    assert run.fingerprint(plan, "table", tmp_path) != second
+
+
+def test_report_statuses_and_rate():
+    assert [report.status_of(c) for c in (1, 3, 37)] == ["killed"] * 3
+    assert [report.status_of(c) for c in (0, 5, 33)] == ["survived", "no tests", "no tests"]
+    assert report.status_of(36) == "timeout" and report.status_of(None) == "not checked"
+    assert report.status_of(-11) == "suspicious"
+    stats = report.ModuleStats("m.py", [report.Mutant("a", "m.py", "killed"), report.Mutant("b", "m.py", "timeout"),
+                                        report.Mutant("c", "m.py", "survived"),
+                                        report.Mutant("d", "m.py", "survived", equivalent="why"),
+                                        report.Mutant("e", "m.py", "no tests"),
+                                        report.Mutant("f", "m.py", "not checked")])
+    # detected 2 of (5 checked - 1 equivalent)
+    assert stats.detected == 2 and stats.checked == 5 and stats.equivalent == 1
+    assert stats.rate == pytest.approx(50.0)
+    assert report.ModuleStats("m.py", missing=True).rate is None
+
+
+def test_equivalent_entries_match_by_module_and_diff_text():
+    mutant = report.Mutant("x", "scorers/terms.py", "survived", removed=["  a < b"], added=["  a <= b"])
+    entry = {"module": "scorers/terms.py", "removed": "a < b", "added": "a <= b", "reason": "never equal"}
+    assert report.matches(entry, mutant)
+    assert not report.matches({**entry, "added": "a > b"}, mutant)
+    assert not report.matches({**entry, "module": "scorers/tape_gap.py"}, mutant)
+
+
+def test_every_equivalent_entry_is_well_formed():
+    entries = report.load_equivalents(ROOT / "docs" / "mutants-equivalent.yaml")
+    assert entries and all(e["reason"].strip() for e in entries)

@@ -1,0 +1,255 @@
+"""Agents moving in time, as pure data: a path, a speed profile, an analytic pose.
+
+A path is a chain of straight lines and circular arcs from a start point and heading
+(G1-continuous: curvature is piecewise constant, the simplest clothoid spline), so arc
+length, heading and curvature are exact. A speed profile is piecewise linear in time
+(constant acceleration between knots), so the distance travelled is an exact piecewise
+quadratic. Together they give pose, velocity and angular velocity at any t without
+numeric integration; the renderer, the event functions and the scorers all evaluate
+the same formulas. World axes: z up; a heading of 0 points along +x, positive turns left.
+"""
+from __future__ import annotations
+
+import math
+from typing import Annotated, Literal, Union
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+
+class Line(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    kind: Literal["line"] = "line"
+    length: float = Field(gt=0)
+
+
+class Arc(BaseModel):
+    """A circular arc of `radius`; `angle_deg` > 0 turns left (counter-clockwise), may exceed 360."""
+
+    model_config = ConfigDict(extra="forbid")
+    kind: Literal["arc"] = "arc"
+    radius: float = Field(gt=0)
+    angle_deg: float
+
+    @property
+    def length(self) -> float:
+        return self.radius * abs(math.radians(self.angle_deg))
+
+    @property
+    def curvature(self) -> float:
+        return math.copysign(1.0 / self.radius, self.angle_deg)
+
+
+Segment = Annotated[Union[Line, Arc], Field(discriminator="kind")]
+
+
+class Path(BaseModel):
+    """Lines and arcs chained from `start` ([x, y], metres) at `heading_deg`."""
+
+    model_config = ConfigDict(extra="forbid")
+    start: list[float]
+    heading_deg: float
+    segments: list[Segment]
+
+    @model_validator(mode="after")
+    def _check(self) -> "Path":
+        if len(self.start) != 2:
+            raise ValueError("path start must be [x, y]")
+        if not self.segments:
+            raise ValueError("a path needs at least one segment")
+        return self
+
+    @property
+    def length(self) -> float:
+        return float(sum(s.length for s in self.segments))
+
+    def _segment_starts(self) -> list[tuple[float, float, float, float]]:
+        """(arc length, x, y, heading rad) at the start of every segment."""
+        out = []
+        s, x, y, th = 0.0, float(self.start[0]), float(self.start[1]), math.radians(self.heading_deg)
+        for seg in self.segments:
+            out.append((s, x, y, th))
+            x, y, th = _advance(seg, x, y, th, seg.length)
+            s += seg.length
+        return out
+
+    def at(self, s: float) -> tuple[float, float, float, float]:
+        """(x, y, heading rad, curvature) at arc length s, clamped to [0, length]."""
+        s = min(max(float(s), 0.0), self.length)
+        starts = self._segment_starts()
+        k = len(starts) - 1
+        while k > 0 and starts[k][0] > s:
+            k -= 1
+        s0, x, y, th = starts[k]
+        seg = self.segments[k]
+        u = min(s - s0, seg.length)
+        x, y, th2 = _advance(seg, x, y, th, u)
+        return x, y, th2, (seg.curvature if isinstance(seg, Arc) else 0.0)
+
+
+def _advance(seg, x: float, y: float, th: float, u: float) -> tuple[float, float, float]:
+    """Move u metres along one segment from (x, y) at heading th."""
+    if isinstance(seg, Line):
+        return x + u * math.cos(th), y + u * math.sin(th), th
+    k = seg.curvature
+    th1 = th + k * u
+    return x + (math.sin(th1) - math.sin(th)) / k, y - (math.cos(th1) - math.cos(th)) / k, th1
+
+
+class SpeedProfile(BaseModel):
+    """Speed (m/s) linear between knots `times` (s, increasing, first 0), constant after the last."""
+
+    model_config = ConfigDict(extra="forbid")
+    times: list[float]
+    speeds: list[float]
+
+    @model_validator(mode="after")
+    def _check(self) -> "SpeedProfile":
+        if not self.times or len(self.times) != len(self.speeds):
+            raise ValueError("times and speeds must be non-empty and of equal length")
+        if self.times[0] != 0.0 or any(b <= a for a, b in zip(self.times, self.times[1:])):
+            raise ValueError("knot times must start at 0 and increase")
+        if any(v < 0 for v in self.speeds):
+            raise ValueError("speeds must be >= 0 (an agent moves forward along its path)")
+        return self
+
+    def _knot(self, t: float) -> int:
+        return max(0, int(np.searchsorted(self.times, t, side="right")) - 1)
+
+    def speed(self, t: float) -> float:
+        t = max(float(t), 0.0)
+        i = self._knot(t)
+        if i == len(self.times) - 1:
+            return float(self.speeds[i])
+        a = (self.speeds[i + 1] - self.speeds[i]) / (self.times[i + 1] - self.times[i])
+        return float(self.speeds[i] + a * (t - self.times[i]))
+
+    def distance(self, t: float) -> float:
+        """Metres travelled from 0 to t: the exact integral of the piecewise linear speed."""
+        t = max(float(t), 0.0)
+        s = 0.0
+        for i in range(len(self.times) - 1):
+            t0, t1 = self.times[i], self.times[i + 1]
+            if t <= t0:
+                return s
+            dt = min(t, t1) - t0
+            a = (self.speeds[i + 1] - self.speeds[i]) / (t1 - t0)
+            s += self.speeds[i] * dt + 0.5 * a * dt * dt
+        if t > self.times[-1]:
+            s += self.speeds[-1] * (t - self.times[-1])
+        return float(s)
+
+
+Phase = tuple  # ("accelerate" | "decelerate", to_speed, duration) | ("cruise" | "stop", duration)
+
+
+def profile_from_phases(start_speed: float, phases: list[Phase]) -> SpeedProfile:
+    """A speed profile from readable phases: ramp to a speed over a duration, hold it
+    (cruise), or stand still (stop: the speed must already be 0)."""
+    times, speeds = [0.0], [float(start_speed)]
+    for ph in phases:
+        kind = ph[0]
+        if kind in ("accelerate", "decelerate"):
+            to, dur = float(ph[1]), float(ph[2])
+            if (kind == "accelerate") != (to > speeds[-1]):
+                raise ValueError(f"{kind} to {to} m/s from {speeds[-1]} m/s")
+            times.append(times[-1] + dur)
+            speeds.append(to)
+        elif kind in ("cruise", "stop"):
+            if kind == "stop" and speeds[-1] != 0.0:
+                raise ValueError("stop needs speed 0: decelerate first")
+            times.append(times[-1] + float(ph[1]))
+            speeds.append(speeds[-1])
+        else:
+            raise ValueError(f"unknown phase {kind!r}")
+    return SpeedProfile(times=times, speeds=speeds)
+
+
+class PathTrajectory(BaseModel):
+    """Follow `path` with `speed`; the body's centre stays `z` above the ground. Heading
+    follows the path unless `heading_follows_path` is false (then `yaw_deg` is kept)."""
+
+    model_config = ConfigDict(extra="forbid")
+    kind: Literal["path"] = "path"
+    path: Path
+    speed: SpeedProfile
+    z: float
+    heading_follows_path: bool = True
+    yaw_deg: float = 0.0
+
+    def state(self, t: float) -> tuple[np.ndarray, float, np.ndarray, np.ndarray]:
+        """(position, yaw rad, velocity, angular velocity) at t, all world-frame."""
+        s = self.speed.distance(t)
+        x, y, th, kappa = self.path.at(s)
+        v = self.speed.speed(t) if s < self.path.length else 0.0  # past the end it stands still
+        vel = np.array([v * math.cos(th), v * math.sin(th), 0.0])
+        if self.heading_follows_path:
+            yaw, wz = th, v * kappa
+        else:
+            yaw, wz = math.radians(self.yaw_deg), 0.0
+        return np.array([x, y, self.z]), yaw, vel, np.array([0.0, 0.0, wz])
+
+
+class Stationary(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    kind: Literal["stationary"] = "stationary"
+    position: list[float]
+    yaw_deg: float = 0.0
+
+    def state(self, t: float) -> tuple[np.ndarray, float, np.ndarray, np.ndarray]:
+        return np.asarray(self.position, float), math.radians(self.yaw_deg), np.zeros(3), np.zeros(3)
+
+
+Trajectory = Annotated[Union[PathTrajectory, Stationary], Field(discriminator="kind")]
+
+
+def yaw_matrix(yaw: float) -> np.ndarray:
+    c, s = math.cos(yaw), math.sin(yaw)
+    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+
+
+class Agent(BaseModel):
+    """A rigid moving thing: a track id, a category, the environment's mesh name, its
+    box extents (x along its heading, y to its left, z up: footprint and amodal box) and
+    a trajectory."""
+
+    model_config = ConfigDict(extra="forbid")
+    track_id: str
+    category: str
+    mesh: str
+    size: list[float]
+    trajectory: Trajectory
+
+    def position(self, t: float) -> np.ndarray:
+        return self.trajectory.state(t)[0]
+
+    def yaw(self, t: float) -> float:
+        return self.trajectory.state(t)[1]
+
+    def velocity(self, t: float) -> np.ndarray:
+        return self.trajectory.state(t)[2]
+
+    def angular_velocity(self, t: float) -> np.ndarray:
+        return self.trajectory.state(t)[3]
+
+    def pose(self, t: float) -> np.ndarray:
+        """4x4 body-to-world at t."""
+        p, yaw, _, _ = self.trajectory.state(t)
+        M = np.eye(4)
+        M[:3, :3] = yaw_matrix(yaw)
+        M[:3, 3] = p
+        return M
+
+    def footprint(self, t: float) -> np.ndarray:
+        """(4, 2) ground-plane corners of the box at t, counter-clockwise."""
+        hx, hy = self.size[0] / 2, self.size[1] / 2
+        local = np.array([[-hx, -hy], [hx, -hy], [hx, hy], [-hx, hy]])
+        M = self.pose(t)
+        return local @ M[:2, :2].T + M[:2, 3]
+
+    def box_corners(self, t: float) -> np.ndarray:
+        """(8, 3) world corners of the agent's box at t (its amodal extent)."""
+        h = np.asarray(self.size, float) / 2
+        signs = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], float)
+        M = self.pose(t)
+        return (signs * h) @ M[:3, :3].T + M[:3, 3]

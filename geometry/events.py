@@ -84,6 +84,9 @@ def _separated(p: np.ndarray, q: np.ndarray) -> bool:
 
 
 def footprints_overlap(a: Agent, b: Agent, t: float) -> bool:
+    reach = 0.5 * (np.hypot(*a.size[:2]) + np.hypot(*b.size[:2]))
+    if ground_distance(a, b, t) > reach:  # farther apart than their half-diagonals: cannot touch
+        return False
     return not _separated(a.footprint(t), b.footprint(t))
 
 
@@ -97,8 +100,7 @@ def near_misses(a: Agent, b: Agent, threshold_m: float, t0: float, t1: float) ->
     """Intervals where the centres are closer than `threshold_m` on the ground and the
     footprints never touch during the interval (a touch makes it a collision instead)."""
     spans = intervals_where(lambda t: ground_distance(a, b, t) < threshold_m, t0, t1)
-    hits = collisions(a, b, t0, t1)
-    keep = [s for s in spans if not any(h.t_start <= s[1] and h.t_end >= s[0] for h in hits)]
+    keep = [s for s in spans if not collisions(a, b, s[0], s[1])]
     return [_event("near_miss", [a.track_id, b.track_id], s) for s in keep]
 
 

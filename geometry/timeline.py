@@ -10,7 +10,9 @@ the same formulas. World axes: z up; a heading of 0 points along +x, positive tu
 """
 from __future__ import annotations
 
+import bisect
 import math
+from functools import cached_property
 from typing import Annotated, Literal, Union
 
 import numpy as np
@@ -59,10 +61,11 @@ class Path(BaseModel):
             raise ValueError("a path needs at least one segment")
         return self
 
-    @property
+    @cached_property
     def length(self) -> float:
         return float(sum(s.length for s in self.segments))
 
+    @cached_property
     def _segment_starts(self) -> list[tuple[float, float, float, float]]:
         """(arc length, x, y, heading rad) at the start of every segment."""
         out = []
@@ -76,7 +79,7 @@ class Path(BaseModel):
     def at(self, s: float) -> tuple[float, float, float, float]:
         """(x, y, heading rad, curvature) at arc length s, clamped to [0, length]."""
         s = min(max(float(s), 0.0), self.length)
-        starts = self._segment_starts()
+        starts = self._segment_starts
         k = len(starts) - 1
         while k > 0 and starts[k][0] > s:
             k -= 1
@@ -114,7 +117,7 @@ class SpeedProfile(BaseModel):
         return self
 
     def _knot(self, t: float) -> int:
-        return max(0, int(np.searchsorted(self.times, t, side="right")) - 1)
+        return max(0, bisect.bisect_right(self.times, t) - 1)
 
     def speed(self, t: float) -> float:
         t = max(float(t), 0.0)

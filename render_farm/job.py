@@ -63,7 +63,7 @@ def sample_spec(job: SceneJob, redraw: int = 0):
 
 def _inject_faults(job: SceneJob) -> None:
     f = job.faults
-    if job.scene_id in f.exit_in and job.attempt < f.exit_times:
+    if job.scene_id in f.exit_in and job.attempt < f.exit_times and not f.exit_after_frames:
         os._exit(17)  # a worker that dies mid-job, as a segfaulting Blender would
     if job.scene_id in f.raise_in and job.attempt < f.raise_times:
         raise InjectedFault(f"injected failure in {job.scene_id} (attempt {job.attempt})")
@@ -110,6 +110,10 @@ def run_scene_job(job: SceneJob, emit: Callable[[FrameRecord], None],
 
     _inject_faults(job)
     env = get_environment(job.env)
+    if env.is_clip:  # one clip: one build, its sampled timestamps as the views
+        from render_farm.clip_job import run_clip_job
+
+        return run_clip_job(job, emit, should_stop)
     remaining, redraw = list(job.views), 0
     while remaining:
         if should_stop():

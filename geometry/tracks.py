@@ -39,8 +39,9 @@ def amodal_box(agent: Agent, t: float, K, cam_to_world, width: int, height: int)
     u1, v1 = uv.max(axis=0)
     if u1 < 0 or v1 < 0 or u0 > width - 1 or v0 > height - 1:
         return None
-    lo = np.floor(np.clip([u0, v0], 0, [width - 1, height - 1]) * 1e4) / 1e4   # rounded outwards, so the
-    hi = np.ceil(np.clip([u1, v1], 0, [width - 1, height - 1]) * 1e4) / 1e4    # stored box still contains modal
+    # rounded outwards (beyond float noise), so the stored box still contains the modal one
+    lo = np.floor(np.clip([u0, v0], 0, [width - 1, height - 1]) * 1e4 + 1e-6) / 1e4
+    hi = np.ceil(np.clip([u1, v1], 0, [width - 1, height - 1]) * 1e4 - 1e-6) / 1e4
     return [float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1])]
 
 

@@ -68,22 +68,26 @@ def run_clip_job(job: SceneJob, emit: Callable[[FrameRecord], None],
         _exit_after(job, n + 1)
 
 
-def _render_clip_frame(job, env, scorer, quality, store, geo, scene, parts, isp, view_index, timings,
-                       renders: int) -> FrameRecord:
-    from blender_envs.core.bpy_env import bpy  # noqa: F401  (the bpy side: moved here per frame)
+def pose_scene_at(scene, timeline, pose, t: float) -> None:
+    """Put every agent and the camera where they are at t, moving over [t, t + shutter]
+    (the beauty render blurs over it; the pass render sees the scene at t)."""
     from blender_envs.core.camera_rig import apply_camera_pose
     from blender_envs.core.motion import set_shutter_motion
+
+    for agent in timeline.agents:
+        set_shutter_motion(scene, agent.track_id, agent.pose(t), agent.pose(t + pose.shutter_s))
+    apply_camera_pose(scene, pose)
+    scene.render.use_motion_blur = True  # agents (and a carried camera) move over the shutter
+    scene.frame_set(1)
+
+
+def _render_clip_frame(job, env, scorer, quality, store, geo, scene, parts, isp, view_index, timings,
+                       renders: int) -> FrameRecord:
     from blender_envs.core.render_passes import render_frame
 
     timeline = env.timeline(geo.spec)
-    t = timeline.clip.timestamps()[view_index]
     view = env.sample_view(geo.spec, rng_for(*parts, view_index, "view", 0), view_index, quality.long_side_px)
-    shutter = view.pose.shutter_s
-    for agent in timeline.agents:
-        set_shutter_motion(scene, agent.track_id, agent.pose(t), agent.pose(t + shutter))
-    apply_camera_pose(scene, view.pose)
-    scene.render.use_motion_blur = True  # agents (and a carried camera) move over the shutter
-    scene.frame_set(1)
+    pose_scene_at(scene, timeline, view.pose, timeline.clip.timestamps()[view_index])
     passes = render_frame(scene, quality, seed=cycles_seed(derive_seed(*parts, view_index, "cycles")))
     t0 = time.perf_counter()
     _, jpeg = process_frame(passes.linear_rgb, isp, rng_for(*parts, view_index, "isp_noise"))

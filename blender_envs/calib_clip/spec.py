@@ -29,7 +29,8 @@ STRIDE = 15
 DURATION_S = 4.0
 NEAR_MISS_M = 1.5                   # centre distance on the ground under which two agents nearly collide
 STOP_XY = (0.0, -1.0)               # where stop_go stands still
-SCENE_CENTRE = (0.0, -0.5, 0.0)     # the camera aims here
+SCENE_CENTRE = (-0.5, -1.0, 0.0)    # the camera aims here
+CIRCLE_CENTRE = (-3.5, -4.0)        # >= 1.9 m from stop_go's lane and >= 2.4 m from line's: no event with them
 AGENT_SIZES = {"line": [0.8, 0.5, 0.5], "circle": [0.5, 0.5, 0.5], "stop_go": [0.6, 0.5, 0.4]}
 TRACKS = ("line", "circle", "stop_go")
 
@@ -74,7 +75,7 @@ def _line(speed: float, t_pass: float, offset: float) -> Agent:
 
 
 def _circle(radius: float, speed: float, phase_deg: float) -> Agent:
-    cx, cy = -3.0, -2.5
+    cx, cy = CIRCLE_CENTRE
     ph = math.radians(phase_deg)
     start = [cx + radius * math.cos(ph), cy + radius * math.sin(ph)]
     traj = PathTrajectory(path=Path(start=start, heading_deg=phase_deg + 90.0,

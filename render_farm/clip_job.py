@@ -22,7 +22,7 @@ from blender_envs.registry import get_environment
 from formats import atomic
 from formats.records import FrameRecord
 from render_farm.isp import process_frame, sample_isp_params
-from render_farm.job import JobStopped, build_scene
+from render_farm.job import InjectedFault, JobStopped, build_scene
 from render_farm.plan import SceneJob, frame_id_for, seed_parts
 from render_farm.seeds import cycles_seed, derive_seed, rng_for
 from render_farm.store import RunStore
@@ -33,12 +33,16 @@ from scorers.terms import Verdict, first_failure, verdict_of
 FRAME_ATTEMPTS = 2  # a frame that raises is rendered once more before the job fails
 
 
-def _exit_after(job: SceneJob, frames_done: int) -> None:
-    """The fault plan's worker death after `exit_after_frames` frames of a clip (tests)."""
+def _inject_frame_faults(job: SceneJob, n: int, frame_attempt: int) -> None:
+    """The fault plan at the job's `at_frame`-th frame (tests): the worker dies before
+    rendering it, or its first `raise_times` attempts raise (retried inside the job)."""
     f = job.faults
-    if (f.exit_after_frames and frames_done == f.exit_after_frames and job.scene_id in f.exit_in
-            and job.attempt < f.exit_times):
+    if not f.at_frame or n != f.at_frame:
+        return
+    if job.scene_id in f.exit_in and job.attempt < f.exit_times:
         os._exit(17)
+    if job.scene_id in f.raise_in and frame_attempt < f.raise_times:
+        raise InjectedFault(f"injected failure in {job.scene_id} frame {n} (attempt {frame_attempt})")
 
 
 def run_clip_job(job: SceneJob, emit: Callable[[FrameRecord], None],
@@ -57,6 +61,7 @@ def run_clip_job(job: SceneJob, emit: Callable[[FrameRecord], None],
             raise JobStopped(job.scene_id)
         for attempt in range(FRAME_ATTEMPTS):
             try:
+                _inject_frame_faults(job, n, attempt)
                 rec = _render_clip_frame(job, env, scorer, quality, store, geo, scene, parts, isp, view_index,
                                          timings, attempt + 1)
                 break
@@ -65,7 +70,6 @@ def run_clip_job(job: SceneJob, emit: Callable[[FrameRecord], None],
                     raise
         emit(rec)
         timings = {"build_s": 0.0, "export_s": 0.0}  # counted once per build
-        _exit_after(job, n + 1)
 
 
 def pose_scene_at(scene, timeline, pose, t: float) -> None:

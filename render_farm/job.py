@@ -63,7 +63,9 @@ def sample_spec(job: SceneJob, redraw: int = 0):
 
 def _inject_faults(job: SceneJob) -> None:
     f = job.faults
-    if job.scene_id in f.exit_in and job.attempt < f.exit_times and not f.exit_after_frames:
+    if f.at_frame:  # a clip's faults strike inside it (render_farm.clip_job)
+        return
+    if job.scene_id in f.exit_in and job.attempt < f.exit_times:
         os._exit(17)  # a worker that dies mid-job, as a segfaulting Blender would
     if job.scene_id in f.raise_in and job.attempt < f.raise_times:
         raise InjectedFault(f"injected failure in {job.scene_id} (attempt {job.attempt})")

@@ -45,9 +45,10 @@ def clip_run(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def killed_run(tmp_path_factory):
-    """The same config, its worker dying after 3 frames of clip 0: the farm retries the
-    clip, which resumes at its 4th frame."""
-    faults = FaultPlan(exit_in=["random-00000"], exit_after_frames=3)
+    """The same config, its worker dying after 3 frames of clip 0 (the farm retries the
+    clip, which resumes at its 4th frame) and the 4th frame of clip 1 raising once
+    (retried inside the job)."""
+    faults = FaultPlan(exit_in=["random-00000"], raise_in=["random-00001"], at_frame=3)
     summary = _render(tmp_path_factory.mktemp("clip_b"), faults=faults)
     assert summary.clips == N_CLIPS and not summary.failed_scenes
     return summary.run_dir
@@ -174,10 +175,15 @@ def _stable_records(run):
 def test_killed_clip_resumes_without_missing_or_duplicate_frames(clip_run, killed_run):
     failures = [json.loads(x) for x in (killed_run / "failures.jsonl").read_text().splitlines()]
     assert [(f["scene_id"], f["attempt"], f["views"]) for f in failures] == [("random-00000", 0, [3, 4, 5, 6, 7])]
-    ids = [FrameRecord.model_validate_json(x).frame_id for x in (killed_run / "records.jsonl").read_text().splitlines()]
-    assert ids == [f"{c}-{i:02d}" for c in CLIPS for i in range(FRAMES)]
-    # same seed, same bytes: records (but timings), frames, passes, scenes, clip JSON, mp4
-    assert _stable_records(killed_run) == _stable_records(clip_run)
+    recs = [FrameRecord.model_validate_json(x) for x in (killed_run / "records.jsonl").read_text().splitlines()]
+    assert [r.frame_id for r in recs] == [f"{c}-{i:02d}" for c in CLIPS for i in range(FRAMES)]
+    assert [r.renders for r in recs] == [1] * (FRAMES + 3) + [2] + [1] * (FRAMES - 4)  # the retried frame
+    # same seed, same bytes: records (but timings and that render count), frames, passes, scenes, clip JSON, mp4
+    retried = FRAMES + 3
+    stable, clean = _stable_records(killed_run), _stable_records(clip_run)
+    assert stable[retried] == clean[retried].replace('"renders":1', '"renders":2')
+    del stable[retried], clean[retried]
+    assert stable == clean
     a, b = _files(clip_run), _files(killed_run)
     assert sorted(a) == sorted(b) and [k for k in a if a[k] != b[k]] == []
 

@@ -57,6 +57,7 @@ class Environment:
     # frames (views_per_scene of them); N counts clips. None for single-frame environments.
     timeline: Callable | None = None  # (spec) -> geometry.clip.Timeline (agents, camera, timestamps)
     events: Callable | None = None    # (spec) -> list[geometry.events.Event], from the trajectories
+    isp: str = "phone"                # clips: "phone" (render_farm.isp) or "cctv" (render_farm.cctv_isp)
 
     @property
     def is_clip(self) -> bool:

@@ -5,8 +5,9 @@ camera are moved to their analytic poses at t (keyframes at shutter open and clo
 Cycles blurs the beauty render over [t, t + shutter]), the beauty and the static pass
 render are taken, and the frame's record is emitted at once, so a killed clip resumes
 from its next unfinished frame. A frame that raises is retried inside the job (same
-seeds: a retried frame is byte-identical); the clip's camera pipeline (ISP) is drawn
-once per clip, its sensor noise per frame.
+seeds: a retried frame is byte-identical). The camera pipeline is drawn once per clip:
+the phone ISP, or the CCTV one (render_farm.cctv_isp) whose exposure drifts with t;
+sensor noise is drawn per frame.
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from PIL import Image
 from blender_envs.registry import get_environment
 from formats import atomic
 from formats.records import FrameRecord
+from render_farm.cctv_isp import frame_params, sample_cctv_isp
 from render_farm.isp import process_frame, sample_isp_params
 from render_farm.job import InjectedFault, JobStopped, build_scene
 from render_farm.plan import SceneJob, frame_id_for, seed_parts
@@ -55,15 +57,21 @@ def run_clip_job(job: SceneJob, emit: Callable[[FrameRecord], None],
     quality = RenderSettings.model_validate(job.quality)
     scene, geo, timings = build_scene(job)
     parts = seed_parts(job.root_seed, job.env, job.stratum, job.scene_index)
-    isp = sample_isp_params(rng_for(*parts, "clip_isp"))
+    if env.isp == "cctv":
+        cctv = sample_cctv_isp(rng_for(*parts, "clip_isp"))
+        timestamps = env.timeline(geo.spec).clip.timestamps()
+        isp_of = lambda view_index: frame_params(cctv, timestamps[view_index])  # noqa: E731
+    else:
+        phone = sample_isp_params(rng_for(*parts, "clip_isp"))
+        isp_of = lambda view_index: phone  # noqa: E731
     for n, view_index in enumerate(job.views):
         if should_stop():
             raise JobStopped(job.scene_id)
         for attempt in range(FRAME_ATTEMPTS):
             try:
                 _inject_frame_faults(job, n, attempt)
-                rec = _render_clip_frame(job, env, scorer, quality, store, geo, scene, parts, isp, view_index,
-                                         timings, attempt + 1)
+                rec = _render_clip_frame(job, env, scorer, quality, store, geo, scene, parts, isp_of(view_index),
+                                         view_index, timings, attempt + 1)
                 break
             except Exception:  # noqa: BLE001 - retried once, then the job fails and the farm retries it
                 if attempt + 1 == FRAME_ATTEMPTS:

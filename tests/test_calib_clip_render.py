@@ -75,6 +75,12 @@ def _frames(run):
 def test_clip_files_and_records(clip_run):
     recs = [FrameRecord.model_validate_json(x) for x in (clip_run / "records.jsonl").read_text().splitlines()]
     assert [r.frame_id for r in recs] == [f"{c}-{i:02d}" for c in CLIPS for i in range(FRAMES)]
+    for c in range(N_CLIPS):                    # one CCTV pipeline per clip, its exposure drifting with t
+        isp = [r.isp for r in recs[c * FRAMES:(c + 1) * FRAMES]]
+        bias = np.array([p["exposure_bias_ev"] for p in isp])
+        assert np.allclose(np.diff(bias), bias[1] - bias[0]) and 55 <= isp[0]["jpeg_quality"] <= 80
+        assert all({k: v for k, v in p.items() if k != "exposure_bias_ev"} ==
+                   {k: v for k, v in isp[0].items() if k != "exposure_bias_ev"} for p in isp)
     lines = [json.loads(x) for x in (clip_run / "clips.jsonl").read_text().splitlines()]
     assert [x["clip_id"] for x in lines] == list(CLIPS) and all(x["frames"] == FRAMES for x in lines)
     for clip_id in CLIPS:

@@ -15,4 +15,5 @@ ENV = Environment(
     spec_model=CalibClipSpec,
     timeline=timeline,
     events=events,
+    isp="cctv",
 )

@@ -290,3 +290,15 @@ def test_motion_blur_streak_matches_the_predicted_displacement(tmp_path):
     grown = np.ptp(along[cover > 0.01]) - np.ptp(along[static])
     assert predicted > 0.6 * np.linalg.norm(D)
     assert abs(grown - predicted) <= 1.5 + 0.05 * predicted, (grown, predicted, np.linalg.norm(D))
+
+
+# ------------------------------------------------------------------ the command (`make render ENV=calib_clip N=...`)
+
+def test_cli_renders_clips_and_prints_the_summary(tmp_path):
+    from conftest import run_cli
+
+    r = run_cli("render", "env=calib_clip", "n=1", "render=preview", f"out={tmp_path}", "workers=1", "progress=false")
+    last = r.stdout.strip().splitlines()[-1]
+    assert last.startswith("scenebench: 1 clips, 8 frames (8 accepted, 0 rejected, 0 unscored, 0 excluded), "
+                           "0 failed scenes"), last
+    assert (tmp_path / "calib_clip" / "clips" / "calib_clip-random-00000.mp4").is_file()

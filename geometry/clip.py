@@ -19,7 +19,7 @@ from typing import Annotated, Literal, Union
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from geometry.camera import CameraPose, PhoneLens, look_at
+from geometry.camera import FULL_FRAME_DIAG_MM, CameraPose, PhoneLens, look_at
 from geometry.raycast import SceneMesh
 from geometry.timeline import Agent, PathTrajectory
 
@@ -165,7 +165,7 @@ def camera_pose(camera, t: float, long_side_px: int) -> CameraPose:
     focal_mm = K[0][0] * CCTV_SENSOR_WIDTH_MM / width
     lens = PhoneLens(name="main", focal_mm=focal_mm, sensor_width_mm=CCTV_SENSOR_WIDTH_MM,
                      sensor_height_mm=0.75 * CCTV_SENSOR_WIDTH_MM, fnumber=CCTV_FNUMBER,
-                     equiv_focal_mm=focal_mm * 43.27 / (CCTV_SENSOR_WIDTH_MM * 1.25))
+                     equiv_focal_mm=focal_mm * FULL_FRAME_DIAG_MM / (CCTV_SENSOR_WIDTH_MM * 1.25))  # 4:3 diagonal
     end = camera.cam_to_world(t + camera.shutter_s).tolist() if camera.moving else None
     return CameraPose(width=width, height=height, K=K, cam_to_world=camera.cam_to_world(t).tolist(),
                       orientation="landscape", lens=lens, sensor_width_mm=CCTV_SENSOR_WIDTH_MM,

@@ -1,8 +1,9 @@
 """Agents moving in time, as pure data: a path, a speed profile, an analytic pose.
 
-A path is a chain of straight lines and circular arcs from a start point and heading
-(G1-continuous: curvature is piecewise constant, the simplest clothoid spline), so arc
-length, heading and curvature are exact. A speed profile is piecewise linear in time
+A path is a chain of straight lines, circular arcs and clothoids (curvature linear in arc
+length, for turns without a jump in steering) from a start point and heading; it is
+G1-continuous and arc length, heading and curvature are exact (a clothoid's position
+through the Fresnel integrals). A speed profile is piecewise linear in time
 (constant acceleration between knots), so the distance travelled is an exact piecewise
 quadratic. Together they give pose, velocity and angular velocity at any t without
 numeric integration; the renderer, the event functions and the scorers all evaluate
@@ -42,7 +43,22 @@ class Arc(BaseModel):
         return math.copysign(1.0 / self.radius, self.angle_deg)
 
 
-Segment = Annotated[Union[Line, Arc], Field(discriminator="kind")]
+class Clothoid(BaseModel):
+    """Curvature going linearly from `k0` to `k1` (1/m, > 0 turns left) over `length`."""
+
+    model_config = ConfigDict(extra="forbid")
+    kind: Literal["clothoid"] = "clothoid"
+    length: float = Field(gt=0)
+    k0: float
+    k1: float
+
+    def curvature_at(self, u: float) -> float:
+        return self.k0 + (self.k1 - self.k0) * u / self.length
+
+
+Segment = Annotated[Union[Line, Arc, Clothoid], Field(discriminator="kind")]
+
+_STRAIGHT = 1e-12  # |curvature rate| (1/m^2) below which a clothoid is treated as an arc
 
 
 class Path(BaseModel):
@@ -87,16 +103,45 @@ class Path(BaseModel):
         seg = self.segments[k]
         u = min(s - s0, seg.length)
         x, y, th2 = _advance(seg, x, y, th, u)
-        return x, y, th2, (seg.curvature if isinstance(seg, Arc) else 0.0)
+        if isinstance(seg, Arc):
+            return x, y, th2, seg.curvature
+        if isinstance(seg, Clothoid):
+            return x, y, th2, seg.curvature_at(u)
+        return x, y, th2, 0.0
 
 
 def _advance(seg, x: float, y: float, th: float, u: float) -> tuple[float, float, float]:
     """Move u metres along one segment from (x, y) at heading th."""
     if isinstance(seg, Line):
         return x + u * math.cos(th), y + u * math.sin(th), th
+    if isinstance(seg, Clothoid):
+        return _advance_clothoid(seg, x, y, th, u)
     k = seg.curvature
     th1 = th + k * u
     return x + (math.sin(th1) - math.sin(th)) / k, y - (math.cos(th1) - math.cos(th)) / k, th1
+
+
+def _advance_clothoid(seg: Clothoid, x: float, y: float, th: float, u: float) -> tuple[float, float, float]:
+    """theta(w) = th + k0 w + c w^2 / 2 (c = curvature rate); the position is the
+    integral of exp(i theta), a difference of Fresnel integrals after completing the square."""
+    from scipy.special import fresnel
+
+    k0, c = seg.k0, (seg.k1 - seg.k0) / seg.length
+    th1 = th + k0 * u + 0.5 * c * u * u
+    if abs(c) < _STRAIGHT:  # an arc (or a line) to within float precision
+        if abs(k0) < _STRAIGHT:
+            return x + u * math.cos(th), y + u * math.sin(th), th
+        return x + (math.sin(th1) - math.sin(th)) / k0, y - (math.cos(th1) - math.cos(th)) / k0, th1
+    sigma = 1.0 if c > 0 else -1.0
+    scale = math.sqrt(abs(c) / math.pi)
+    phi = th - k0 * k0 / (2 * c)                       # theta = phi + sigma * pi/2 * s^2
+    s0, s1 = scale * (k0 / c), scale * (u + k0 / c)
+    S0, C0 = fresnel(s0)
+    S1, C1 = fresnel(s1)
+    dc, ds = float(C1 - C0), sigma * float(S1 - S0)    # integral of exp(i sigma pi/2 s^2) ds
+    re = (math.cos(phi) * dc - math.sin(phi) * ds) / scale
+    im = (math.sin(phi) * dc + math.cos(phi) * ds) / scale
+    return x + re, y + im, th1
 
 
 class SpeedProfile(BaseModel):

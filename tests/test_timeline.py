@@ -16,7 +16,7 @@ from geometry.clip import (CarriedCamera, ClipSpec, MountedCamera, agent_moves, 
                            mounted_cam_to_world)
 from geometry.events import collisions, near_misses, zone_entries
 from geometry.raycast import SceneMesh
-from geometry.timeline import (Agent, Arc, Line, Path, PathTrajectory, SpeedProfile, Stationary,
+from geometry.timeline import (Agent, Arc, Clothoid, Line, Path, PathTrajectory, SpeedProfile, Stationary,
                                profile_from_phases)
 
 FPS = 30
@@ -70,6 +70,31 @@ def test_arc_and_line_positions_hand_computed():
     assert (x, y, th, k) == pytest.approx((6.0, 4.0, 0.0, -1.0))
 
 
+def test_clothoid_hand_computed():
+    # from straight to 1/R over L: heading turns L / (2R); for small angles y = u^3 / (6 R L)
+    L, R = 1.0, 100.0
+    path = Path(start=[0.0, 0.0], heading_deg=0.0, segments=[Clothoid(length=L, k0=0.0, k1=1 / R)])
+    x, y, th, k = path.at(L)
+    assert th == pytest.approx(L / (2 * R)) and k == pytest.approx(1 / R)
+    assert y == pytest.approx(L ** 2 / (6 * R), rel=1e-4) and x == pytest.approx(L, abs=1e-5)
+    # a symmetric 90 degree turn: ease in (clothoid), arc, ease out (clothoid)
+    R, Lc = 2.0, 1.0
+    arc_deg = 90.0 - math.degrees(Lc / R)               # each clothoid turns Lc / (2R)
+    turn = Path(start=[0.0, 0.0], heading_deg=0.0, segments=[
+        Clothoid(length=Lc, k0=0.0, k1=1 / R), Arc(radius=R, angle_deg=arc_deg), Clothoid(length=Lc, k0=1 / R, k1=0.0)])
+    x, y, th, k = turn.at(turn.length)
+    assert th == pytest.approx(math.pi / 2) and k == pytest.approx(0.0, abs=1e-12)
+    assert x == pytest.approx(y)                        # symmetric about the diagonal
+    # the same clothoid mirrored (a right turn) mirrors the end point
+    right = Path(start=[0.0, 0.0], heading_deg=0.0, segments=[Clothoid(length=Lc, k0=0.0, k1=-1 / R)])
+    left = Path(start=[0.0, 0.0], heading_deg=0.0, segments=[Clothoid(length=Lc, k0=0.0, k1=1 / R)])
+    (xr, yr, tr, _), (xl, yl, tl, _) = right.at(Lc), left.at(Lc)
+    assert (xr, yr, tr) == pytest.approx((xl, -yl, -tl))
+    # a clothoid with equal end curvatures is the arc
+    same = Path(start=[0.0, 0.0], heading_deg=0.0, segments=[Clothoid(length=math.pi, k0=0.5, k1=0.5)])
+    assert same.at(math.pi)[:3] == pytest.approx((2.0, 2.0, math.pi / 2))
+
+
 def test_circle_agent_pose_velocity_and_yaw_rate():
     R, v = 3.0, 1.5
     traj = PathTrajectory(path=Path(start=[R, 0.0], heading_deg=90.0, segments=[Arc(radius=R, angle_deg=720.0)]),
@@ -103,6 +128,8 @@ def test_heading_can_be_fixed():
 
 segments = st.one_of(
     st.builds(lambda L: Line(length=L), st.floats(0.2, 5.0)),
+    st.builds(lambda L, a, b: Clothoid(length=L, k0=a, k1=b), st.floats(0.3, 5.0), st.floats(-1.5, 1.5),
+              st.floats(-1.5, 1.5)),
     st.builds(lambda r, a: Arc(radius=r, angle_deg=a), st.floats(0.5, 6.0),
               st.one_of(st.floats(-300.0, -10.0), st.floats(10.0, 300.0))),
 )

@@ -53,6 +53,15 @@ class Environment:
     measurement_keys: frozenset[str] = frozenset()  # answer keys reported as Fig. 3 "measurement"
     acceptability_scored: bool = True  # False: documentation only, never graded on acceptability (car_plate)
     card_default: bool = False        # the config a dataset card opens by default (RealityBench: tape_gap)
+    # Clip environments (video): a scene is one clip and its views are the clip's sampled
+    # frames (views_per_scene of them); N counts clips. None for single-frame environments.
+    timeline: Callable | None = None  # (spec) -> geometry.clip.Timeline (agents, camera, timestamps)
+    events: Callable | None = None    # (spec) -> list[geometry.events.Event], from the trajectories
+    isp: str = "phone"                # clips: "phone" (render_farm.isp) or "cctv" (render_farm.cctv_isp)
+
+    @property
+    def is_clip(self) -> bool:
+        return self.timeline is not None
 
     def build_function(self) -> Callable:
         module, func = self.builder.split(":")

@@ -63,6 +63,8 @@ def sample_spec(job: SceneJob, redraw: int = 0):
 
 def _inject_faults(job: SceneJob) -> None:
     f = job.faults
+    if f.at_frame:  # a clip's faults strike inside it (render_farm.clip_job)
+        return
     if job.scene_id in f.exit_in and job.attempt < f.exit_times:
         os._exit(17)  # a worker that dies mid-job, as a segfaulting Blender would
     if job.scene_id in f.raise_in and job.attempt < f.raise_times:
@@ -110,6 +112,10 @@ def run_scene_job(job: SceneJob, emit: Callable[[FrameRecord], None],
 
     _inject_faults(job)
     env = get_environment(job.env)
+    if env.is_clip:  # one clip: one build, its sampled timestamps as the views
+        from render_farm.clip_job import run_clip_job
+
+        return run_clip_job(job, emit, should_stop)
     remaining, redraw = list(job.views), 0
     while remaining:
         if should_stop():

@@ -26,6 +26,7 @@ class FaultPlan(BaseModel):
     raise_times: int = 1                                # ... on this many attempts
     exit_in: list[str] = Field(default_factory=list)    # scene ids whose worker dies (os._exit)
     exit_times: int = 1
+    at_frame: int = 0                                   # clips: raise/exit at this frame of the job, not at its start
 
 
 class SceneJob(BaseModel):

@@ -25,6 +25,7 @@ from blender_envs.core.device_choice import DEVICE_REQUESTS, DeviceProbeError, N
 from blender_envs.core.settings import RenderSettings
 from blender_envs.registry import get_environment
 from formats import atomic
+from render_farm.clips import write_clips
 from render_farm.contact_sheet import write_contact_sheet
 from render_farm.executors import JobOutcome, make_executor
 from render_farm.plan import (MAX_SCENES, STRATA, FaultPlan, SceneJob, frame_id_for, frame_seed, max_frames,
@@ -70,6 +71,7 @@ class RunSummary:
     render_s: float
     worker_startup_s: list[float] = field(default_factory=list)
     interrupted: bool = False
+    clips: int | None = None          # clip environments: finished clips (clips/*.json)
 
     @property
     def frames_per_s(self) -> float:
@@ -77,7 +79,8 @@ class RunSummary:
 
     def line(self) -> str:
         v = self.verdicts
-        return (f"{self.frames} frames ({v.get('accept', 0)} accepted, {v.get('reject', 0)} rejected, "
+        clips = "" if self.clips is None else f"{self.clips} clips, "
+        return (f"{clips}{self.frames} frames ({v.get('accept', 0)} accepted, {v.get('reject', 0)} rejected, "
                 f"{v.get('unscored', 0)} unscored, {v.get('excluded', 0)} excluded), "
                 f"{len(self.failed_scenes)} failed scenes, {self.frames_per_s:.2f} frames/s "
                 f"({self.rendered_now} rendered in {self.wall_s:.1f} s)")
@@ -89,8 +92,10 @@ def validate(cfg: RunConfig):
     except KeyError as exc:
         raise ConfigError(str(exc)) from None
     if cfg.n <= 0:
-        raise ConfigError(f"N must be a positive number of frames, got {cfg.n}")
-    if cfg.n > max_frames(env.views_per_scene):
+        raise ConfigError(f"N must be a positive number of {'clips' if env.is_clip else 'frames'}, got {cfg.n}")
+    if env.is_clip and cfg.n > MAX_SCENES:
+        raise ConfigError(f"N={cfg.n} is too many clips for one run: a run holds at most {MAX_SCENES} clips")
+    if not env.is_clip and cfg.n > max_frames(env.views_per_scene):
         raise ConfigError(f"N={cfg.n} is too many frames for one run: a run holds at most {MAX_SCENES} scenes, "
                           f"i.e. N <= {max_frames(env.views_per_scene)} for {cfg.env} "
                           f"({env.views_per_scene} views per scene); split it over several OUT or seeds")
@@ -245,7 +250,8 @@ def render(cfg: RunConfig) -> RunSummary:
 def _render(cfg, env, store, fp, state, done, t_start, stop) -> RunSummary:
     workers, threads = resolve_workers(cfg)
     quality = cfg.quality.model_copy(update={"threads": threads})
-    jobs = plan_jobs(cfg.env, cfg.n, env.views_per_scene, cfg.stratum, set(done), root_seed=cfg.seed,
+    n_frames = cfg.n * env.views_per_scene if env.is_clip else cfg.n  # a clip env's N counts clips
+    jobs = plan_jobs(cfg.env, n_frames, env.views_per_scene, cfg.stratum, set(done), root_seed=cfg.seed,
                      run_dir=str(store.dir), quality=quality.model_dump(), device=cfg.device,
                      faults=cfg.faults)
     planned = sum(len(j.views) for j in jobs)
@@ -296,6 +302,7 @@ def _render(cfg, env, store, fp, state, done, t_start, stop) -> RunSummary:
     bar.close()
 
     records = store.canonicalise_records()
+    clips = write_clips(env, store, records) if env.is_clip else None
     if not interrupted:
         write_contact_sheet(store.dir / "contact_sheet.jpg", [_sheet_item(store, r) for r in records],
                             title=f"{cfg.env}: {len(records)} frames")
@@ -310,7 +317,8 @@ def _render(cfg, env, store, fp, state, done, t_start, stop) -> RunSummary:
     summary = RunSummary(run_dir=store.dir, frames=len(records), planned=planned, verdicts=verdicts,
                          failed_scenes=sorted(set(failed)), wall_s=wall, rendered_now=len(rendered),
                          render_s=stage_totals.get("render_s", 0.0),
-                         worker_startup_s=list(executor.startup_times), interrupted=interrupted)
+                         worker_startup_s=list(executor.startup_times), interrupted=interrupted,
+                         clips=None if clips is None else len(clips))
     manifest.update({
         "status": "interrupted" if interrupted else "complete" if not failed else "complete_with_failures",
         "summary": summary.line(),

@@ -1,5 +1,5 @@
 """The run store `OUT/<env>/`: frames/, passes/, scenes/, records.jsonl, failures.jsonl,
-manifest.json.
+manifest.json (and for clip environments clips/ and clips.jsonl: render_farm.clips).
 
 One process (the coordinator) appends records, so the append-only log needs no locks;
 a torn last line left by a kill is cut off on open, a duplicate frame id keeps its first
@@ -128,7 +128,7 @@ class RunStore:
 
     def _remove_temp_files(self) -> None:
         """Temp files of atomic writes whose process was killed (formats.atomic names them .<name>.*.tmp)."""
-        for sub in (self.dir, self.dir / "frames", self.dir / "passes", self.dir / "scenes"):
+        for sub in (self.dir, self.dir / "frames", self.dir / "passes", self.dir / "scenes", self.dir / "clips"):
             for tmp in sub.glob(".*.tmp") if sub.is_dir() else ():
                 tmp.unlink(missing_ok=True)
 

@@ -89,7 +89,8 @@ def test_plan_jobs_fields_and_defaults():
                                                                               {"samples": 4}, "cpu")
     assert (j.max_pose_attempts, j.max_renders_per_frame, j.attempt) == (400, 6, 0)
     assert j.faults == FaultPlan() and j.key == "positive-00002"
-    assert FaultPlan().model_dump() == {"raise_in": [], "raise_times": 1, "exit_in": [], "exit_times": 1}
+    assert FaultPlan().model_dump() == {"raise_in": [], "raise_times": 1, "exit_in": [], "exit_times": 1,
+                                        "at_frame": 0}
     assert plan_jobs("calib", 1, 3, "random", set(), **JOB)[0].views == [0]
     assert [len(j.views) for j in plan_jobs("calib", 8, 4, "random", set(), **JOB)] == [4, 4]
     assert [len(j.views) for j in plan_jobs("calib", 9, 4, "random", set(), **JOB)] == [4, 4, 1]

@@ -74,8 +74,8 @@ def ratings_report(ratings: dict[str, dict[str, bool]], items: list[GradingItem]
         sub = {f: r for f, r in ratings.items() if env_of(f) == env}
         envs[env] = table13_row(sub, scorer).model_dump()
     overall = table13_row(ratings, scorer).model_dump()
-    rated = {f: r for f, r in ratings.items() if len(r) >= 2}
-    overall["scorer"] = scorer_vs_majority(rated, scorer, n_resamples=n_resamples, seed=seed).model_dump()
+    # scorer_vs_majority itself keeps only frames with >= 3 ratings
+    overall["scorer"] = scorer_vs_majority(ratings, scorer, n_resamples=n_resamples, seed=seed).model_dump()
     split = Counter(heldout_split(f) for f in ratings)
     return {
         "csv": csv_path, "dataset": dataset or None, "seed": seed,

@@ -107,9 +107,34 @@ def test_exact_bootstrap_limits_and_value():
     x = np.array([0.0, 1.0, 1.0, 1.0])
     assert s.exact_bootstrap_ci(lambda i: x[i].mean(), 4) == (0.25, 1.0)
     assert s.exact_bootstrap_ci(lambda i: x[i].mean(), 4, confidence=0.5) == (0.5, 1.0)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^exact bootstrap enumerates n\*\*n resamples; n <= 7 only$"):
         s.exact_bootstrap_ci(lambda i: 0.0, 8)
+
+
+def test_exact_bootstrap_inverted_cdf_and_sizes():
+    # metrics.md §9: mean([0, 1, 1]) over its 27 resamples has exact CI [0, 1]; linear quantiles
+    # would give 0.2167 at the low end. P(mean = 0) = 1/27 > 0.025, P(mean = 1) = 8/27.
+    x = np.array([0.0, 1.0, 1.0])
+    assert s.exact_bootstrap_ci(lambda i: x[i].mean(), 3) == (0.0, 1.0)
+    # all 27 resamples are seen, each once: the statistic records them
+    seen = []
+    s.exact_bootstrap_ci(lambda i: seen.append(tuple(i.tolist())) or 0.0, 3)
+    assert len(seen) == 27 and len(set(seen)) == 27 and seen[0] == (0, 0, 0) and seen[-1] == (2, 2, 2)
+    assert all(isinstance(v, int) for t in seen for v in t)
+    # n = 1: one resample
+    assert s.exact_bootstrap_ci(lambda i: 0.5 + i.sum(), 1) == (0.5, 0.5)
 
 
 def test_groups_first_appearance():
     assert [g.tolist() for g in s._groups(["c", "a", "c", "b", "a"])] == [[0, 2], [1, 4], [3]]
+
+
+def test_exact_bootstrap_largest_n_is_seven():
+    """n = 7 is allowed (7**7 = 823,543 resamples, about 10 s); last in the file, being the slowest."""
+    count = [0]
+
+    def counting(i):
+        count[0] += 1
+        return 0.0
+
+    assert s.exact_bootstrap_ci(counting, 7) == (0.0, 0.0) and count[0] == 7 ** 7

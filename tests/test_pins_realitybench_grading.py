@@ -35,6 +35,10 @@ def test_score_text_exact_after_normalisation():
     assert g.score_text("ab-13", "AB 12") == 0.0
     assert g.score_text(12, "12") == 0.0
     assert g.score_text("12", 12) == 0.0
+    # a non-string is wrong even where both sides normalise to "" (punctuation-only or empty)
+    assert g.score_text(5, "--") == 0.0
+    assert g.score_text("", None) == 0.0
+    assert g.score_text("--", "") == 1.0
 
 
 @pytest.mark.parametrize("answer,truth,tol,want", [
@@ -273,5 +277,7 @@ def test_bootstrap_strata_and_statistic_on_resample():
     assert f([0, 0, 1]) == pytest.approx(1 / 3)        # a resample with repeats
     assert math.isnan(f([3, 4]))                       # no rejected frame -> NaN
     assert g.statistic(gs, "n_in_set")([0, 9, 9]) == 1.0
-    with pytest.raises(KeyError):
+    with pytest.raises(KeyError, match="nope"):
         g.statistic(gs, "nope")
+    # an empty resample (a plain list, as a caller may pass) has every rate undefined
+    assert math.isnan(f([])) and g.statistic(gs, "n_in_set")([]) == 0.0

@@ -283,3 +283,37 @@ def test_ratings_table_no_ci_line_and_unknown_frames():
     lines = ratings_table(rep).split("\n")
     assert lines[2:] == ["each rater vs the majority of the others:",
                          "1 rated frame(s) not in the dataset (no scorer verdict): x"]
+
+
+def test_read_csv_keeps_a_line_break_inside_a_quoted_field(tmp_path):
+    """The csv module needs newline="" to read quoted fields with CRLF inside (Python's csv docs)."""
+    p = tmp_path / "q.csv"
+    p.write_bytes(b'frame_id,rater,acceptable\r\nf1,"Ann\r\nB",yes\r\nf2,C,no\r\n')
+    assert read_ratings_csv(p) == {"f1": {"Ann\r\nB": True}, "f2": {"C": False}}
+
+
+def test_report_split_counts_zero_sides(ratings):
+    only_heldout = {T_A: ratings[T_A]}
+    assert ratings_report(only_heldout, ITEMS)["split"] == {"tune": 0, "heldout": 1}
+    only_tune = {S_R1: ratings[S_R1]}
+    assert ratings_report(only_tune, ITEMS)["split"] == {"tune": 1, "heldout": 0}
+
+
+def test_report_seed_reaches_the_scorer_interval():
+    """40 held-out frames of three ratings, the scorer right on 28: the interval moves with the seed."""
+    from scorers.agreement import scorer_vs_majority
+
+    ids = [f"tape_gap-random-{i:05d}-00" for i in range(200) if heldout_split(f"tape_gap-random-{i:05d}-00") == "heldout"]
+    ids = ids[:40]
+    assert len(ids) == 40
+    ratings = {f: {"A": True, "B": True, "C": False} for f in ids}          # majority accept everywhere
+    items = [item(f, "accept" if k < 28 else "reject") for k, f in enumerate(ids)]
+    s0 = ratings_report(ratings, items, n_resamples=200)["all"]["scorer"]
+    s7 = ratings_report(ratings, items, seed=7, n_resamples=200)["all"]["scorer"]
+    assert s0["agreement"] == s7["agreement"] == pytest.approx(28 / 40)
+    assert (s0["rejects_of_majority_accepts"], s0["n_majority_accepts"]) == (12, 40)
+    scorer = {f: it.scorer_verdict == "accept" for f, it in zip(ids, items)}
+    want7 = scorer_vs_majority(ratings, scorer, n_resamples=200, seed=7).ci.model_dump()
+    want0 = scorer_vs_majority(ratings, scorer, n_resamples=200, seed=0).ci.model_dump()
+    assert want0 != want7                                   # so the comparison below can tell seeds apart
+    assert s7["ci"] == want7 and s0["ci"] == want0

@@ -158,6 +158,31 @@ def test_load_price_table(tmp_path):
         ri.load_price_table(f)
 
 
+@pytest.mark.parametrize("text, why", [
+    ("models:\n  m: {input: -1, output: 2}\n", "1 validation error for Price"),     # pydantic: first line only
+    ("models: [1, 2]\n", "'list' object has no attribute 'items'"),
+    ("models:\n  m: 5\n", "'int' object is not iterable"),
+    ("per_tokens: abc\n", "invalid literal for int() with base 10: 'abc'"),
+    ("models: [\n", "while parsing a flow node"),                                  # not YAML: was a traceback
+])
+def test_load_price_table_malformed_is_one_line(tmp_path, text, why):
+    f = tmp_path / "p.yaml"
+    f.write_text(text)
+    with pytest.raises(ri.ReportError) as e:
+        ri.load_price_table(f)
+    assert str(e.value) == f"price table {f} is malformed: {why}"
+
+
+def test_load_price_table_missing_names_the_path(tmp_path):
+    with pytest.raises(ri.ReportError) as e:
+        ri.load_price_table(tmp_path / "x.yaml")
+    assert str(e.value) == f"price table {tmp_path / 'x.yaml'} does not exist"
+    (tmp_path / "d.yaml").mkdir()
+    with pytest.raises(ri.ReportError, match="does not exist"):
+        ri.load_price_table(tmp_path / "d.yaml")
+    assert "example-small-model" in ri.load_price_table("")           # empty = the default table
+
+
 # ---------------------------------------------------------------- egopath_inputs
 
 def test_load_prediction_file_and_warnings(tmp_path):

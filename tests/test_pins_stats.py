@@ -103,6 +103,45 @@ def test_default_resample_counts():
     assert s.paired_bootstrap(stat, stat, ["a"]).n_resamples == 2000
 
 
+def test_default_seed_is_zero_documented_stream():
+    """Without a seed, each bootstrap draws numpy's default_rng(0) stream in the documented order."""
+    stat, seen = _recorder()
+    s.cluster_bootstrap(stat, ["x", "y", "x"], n_resamples=3)
+    rng = np.random.default_rng(0)
+    groups = [[0, 2], [1]]
+    assert seen[1:] == [[i for j in rng.integers(0, 2, 2) for i in groups[j]] for _ in range(3)]
+    sa, seen_a = _recorder()
+    s.paired_bootstrap(sa, lambda i: 0.0, ["a", "a", "a"], n_resamples=3)
+    rng = np.random.default_rng(0)
+    assert seen_a[1:] == [rng.integers(0, 3, 3).tolist() for _ in range(3)]
+
+
+def test_every_index_array_is_intp_even_when_empty():
+    dtypes = []
+
+    def stat(idx):
+        dtypes.append(idx.dtype)
+        return 0.0
+
+    s.cluster_bootstrap(stat, [], n_resamples=2)
+    s.cluster_bootstrap(stat, ["a", "b"], n_resamples=2)
+    s.stratified_bootstrap(stat, [], n_resamples=2)
+    s.paired_bootstrap(stat, stat, ["a"], n_resamples=2)
+    assert dtypes and all(d == np.intp for d in dtypes)
+
+
+def test_cluster_confidence_and_undefined_resamples():
+    x = np.array([0.0, 1.0, 2.0, 3.0, 4.0, 5.0])
+    stat = lambda i: float(x[i].mean())                                        # noqa: E731
+    wide = s.cluster_bootstrap(stat, list("abcdef"), n_resamples=300, seed=3)
+    narrow = s.cluster_bootstrap(stat, list("abcdef"), n_resamples=300, seed=3, confidence=0.5)
+    assert narrow.confidence == 0.5 and wide.confidence == 0.95
+    # the same 300 replicates: the 25-75% range lies strictly inside the 2.5-97.5% range
+    assert wide.low < narrow.low < 2.5 < narrow.high < wide.high
+    nan = s.cluster_bootstrap(lambda i: float("nan"), ["a", "b"], n_resamples=7)
+    assert (nan.estimate, nan.low, nan.high, nan.n_undefined) == (None, None, None, 7)
+
+
 def test_exact_bootstrap_limits_and_value():
     x = np.array([0.0, 1.0, 1.0, 1.0])
     assert s.exact_bootstrap_ci(lambda i: x[i].mean(), 4) == (0.25, 1.0)

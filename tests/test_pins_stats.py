@@ -110,6 +110,10 @@ def test_default_seed_is_zero_documented_stream():
     rng = np.random.default_rng(0)
     groups = [[0, 2], [1]]
     assert seen[1:] == [[i for j in rng.integers(0, 2, 2) for i in groups[j]] for _ in range(3)]
+    stat, seen = _recorder()
+    s.stratified_bootstrap(stat, ["a", "a"], n_resamples=3)
+    rng = np.random.default_rng(0)
+    assert seen[1:] == [rng.integers(0, 2, 2).tolist() for _ in range(3)]
     sa, seen_a = _recorder()
     s.paired_bootstrap(sa, lambda i: 0.0, ["a", "a", "a"], n_resamples=3)
     rng = np.random.default_rng(0)
@@ -138,6 +142,14 @@ def test_cluster_confidence_and_undefined_resamples():
     assert narrow.confidence == 0.5 and wide.confidence == 0.95
     # the same 300 replicates: the 25-75% range lies strictly inside the 2.5-97.5% range
     assert wide.low < narrow.low < 2.5 < narrow.high < wide.high
+    for boot in (s.stratified_bootstrap, s.cluster_bootstrap):
+        w = boot(stat, list("abcdef"), n_resamples=300, seed=3)
+        n = boot(stat, list("abcdef"), n_resamples=300, seed=3, confidence=0.5)
+        assert w.low < n.low < 2.5 < n.high < w.high
+    zero = lambda i: 0.0                                                      # noqa: E731
+    w = s.paired_bootstrap(stat, zero, ["s"] * 6, n_resamples=300, seed=3)
+    n = s.paired_bootstrap(stat, zero, ["s"] * 6, n_resamples=300, seed=3, confidence=0.5)
+    assert n.confidence == 0.5 and w.low < n.low < 2.5 < n.high < w.high
     nan = s.cluster_bootstrap(lambda i: float("nan"), ["a", "b"], n_resamples=7)
     assert (nan.estimate, nan.low, nan.high, nan.n_undefined) == (None, None, None, 7)
 

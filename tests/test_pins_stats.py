@@ -172,6 +172,12 @@ def test_exact_bootstrap_inverted_cdf_and_sizes():
     s.exact_bootstrap_ci(lambda i: seen.append(tuple(i.tolist())) or 0.0, 3)
     assert len(seen) == 27 and len(set(seen)) == 27 and seen[0] == (0, 0, 0) and seen[-1] == (2, 2, 2)
     assert all(isinstance(v, int) for t in seen for v in t)
+    # confidence 0.99: the 0.5% quantile; P(mean = 0) = P(all four draws are item 0) = 1/256 = 0.0039
+    # < 0.005, so the low end is the next value, 0.25 (an alpha/3 split would give 0.0)
+    x4 = np.array([0.0, 1.0, 1.0, 1.0])
+    assert s.exact_bootstrap_ci(lambda i: x4[i].mean(), 4, confidence=0.99) == (0.25, 1.0)
+    # n = 0: the one empty resample, as an integer index array
+    assert s.exact_bootstrap_ci(lambda i: float(np.arange(3.0)[i].sum()), 0) == (0.0, 0.0)
     # n = 1: one resample
     assert s.exact_bootstrap_ci(lambda i: 0.5 + i.sum(), 1) == (0.5, 0.5)
 

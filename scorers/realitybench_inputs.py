@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from formats.predictions import PredictionsError, read_predictions_file
 from scorers.cost import DEFAULT_PRICES, Price, Usage, load_prices, usage_of_record
 
@@ -62,5 +64,5 @@ def load_price_table(path: str | Path | None) -> dict[str, Price]:
         raise ReportError(f"price table {p} does not exist")
     try:
         return load_prices(p)
-    except (ValueError, TypeError, AttributeError) as exc:
+    except (ValueError, TypeError, AttributeError, yaml.YAMLError) as exc:  # YAMLError: not YAML at all
         raise ReportError(f"price table {p} is malformed: {str(exc).splitlines()[0]}") from None

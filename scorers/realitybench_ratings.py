@@ -34,9 +34,11 @@ def read_ratings_csv(path: str | Path) -> dict[str, dict[str, bool]]:
             raise ReportError(f"{p}: missing column(s) {', '.join(missing)} (need frame_id, rater, acceptable)")
         out: dict[str, dict[str, bool]] = {}
         for row in reader:
-            row = {(k or "").strip(): (v or "").strip() for k, v in row.items() if k is not None}
+            # surplus fields sit under the key None; short rows have None values
+            row = {k.strip(): (v or "").strip() for k, v in row.items() if k is not None}
             line = reader.line_num
-            fid, rater, val = row.get("frame_id", ""), row.get("rater", ""), row.get("acceptable", "").lower()
+            # the header check above guarantees all three keys
+            fid, rater, val = row["frame_id"], row["rater"], row["acceptable"].lower()
             if not fid and not rater and not val:
                 continue
             if not fid or not rater:
@@ -74,8 +76,8 @@ def ratings_report(ratings: dict[str, dict[str, bool]], items: list[GradingItem]
         sub = {f: r for f, r in ratings.items() if env_of(f) == env}
         envs[env] = table13_row(sub, scorer).model_dump()
     overall = table13_row(ratings, scorer).model_dump()
-    rated = {f: r for f, r in ratings.items() if len(r) >= 2}
-    overall["scorer"] = scorer_vs_majority(rated, scorer, n_resamples=n_resamples, seed=seed).model_dump()
+    # scorer_vs_majority itself keeps only frames with >= 3 ratings
+    overall["scorer"] = scorer_vs_majority(ratings, scorer, n_resamples=n_resamples, seed=seed).model_dump()
     split = Counter(heldout_split(f) for f in ratings)
     return {
         "csv": csv_path, "dataset": dataset or None, "seed": seed,

@@ -35,6 +35,10 @@ def test_score_text_exact_after_normalisation():
     assert g.score_text("ab-13", "AB 12") == 0.0
     assert g.score_text(12, "12") == 0.0
     assert g.score_text("12", 12) == 0.0
+    # a non-string is wrong even where both sides normalise to "" (punctuation-only or empty)
+    assert g.score_text(5, "--") == 0.0
+    assert g.score_text("", None) == 0.0
+    assert g.score_text("--", "") == 1.0
 
 
 @pytest.mark.parametrize("answer,truth,tol,want", [
@@ -66,6 +70,9 @@ def test_score_number_float_slack_is_tiny():
     assert g.score_number(0.3 + 1e-6, 0.3, 1e-6 - 5e-10) == 1.0
     assert g.score_number(0.3 + 1e-6, 0.3, 1e-6 - 5e-9) == 0.0
     assert g.FLOAT_SLACK == 1e-9
+    # the edge itself, tolerance + slack, is inclusive: 1e-9 off with tolerance None is right
+    assert g.score_number(1e-9, 0.0, None) == 1.0
+    assert g.score_number(2e-9, 0.0, None) == 0.0
 
 
 def test_score_enum_list_is_set_equality():
@@ -78,6 +85,10 @@ def test_score_enum_list_is_set_equality():
     assert g.score_enum_list("rust", ["rust"]) == 0.0
     assert g.score_enum_list(["rust"], "rust") == 0.0
     assert g.score_enum_list([["x"]], ["x"]) == 0.0     # unhashable member: wrong, no crash
+    # a string is not a list even when its characters are the right set, on either side
+    assert g.score_enum_list("ab", ["a", "b"]) == 0.0
+    assert g.score_enum_list(["r"], "r") == 0.0
+    assert g.score_enum_list(("a",), ["a"]) == 0.0     # a reply list is a JSON array, never a tuple
 
 
 def test_score_entries_fraction_one_to_one():
@@ -97,6 +108,11 @@ def test_score_entries_fraction_one_to_one():
     bad = [{"name": "Kitchen", "amps": True}, {"name": 3, "amps": 15}, "Bath", {"amps": 30}]
     assert g.score_entries(bad, card) == 0.0
     assert g.score_entries(reply, [{"name": "Kitchen", "amps": 20}, {"name": "x", "amps": "y"}]) == 1.0
+    # a non-finite amperage is not a number, so such a card row is not a row (an empty card scores 1)
+    # and such a reply row matches nothing
+    assert g.score_entries([], [{"name": "Main", "amps": float("inf")}]) == 1.0
+    assert g.score_entries([{"name": "Main", "amps": float("inf")}],
+                           [{"name": "Main", "amps": 100}]) == 0.0
 
 
 def test_score_field_dispatches_on_type():
@@ -116,6 +132,10 @@ def test_score_field_dispatches_on_type():
     assert g.score_field(spec("r", "entries"), rows[:1], rows) == 0.5
     assert g.score_field(spec("s", "string"), None, "AB") == 0.0
     assert g.score_field(spec("r", "entries"), None, []) == 0.0   # missing answer is 0 even if card empty
+    # a key type the grader does not know never gives credit (KeySpec validation normally stops it)
+    odd = KeySpec.model_construct(name="o", type="rating", grammar="x", tolerance=None, options=[],
+                                  scored_on="acceptable")
+    assert g.score_field(odd, "a", "a") == 0.0
 
 
 # ---------------------------------------------------------------- items
@@ -161,6 +181,9 @@ def test_grade_missing_truth_is_not_scored_and_acceptability_flag_passes_through
     assert r.field_scores == {"reading": 1.0}
     assert r.doc_score == 1.0
     assert r.in_set and not r.acceptability_scored
+    # a key without truth is skipped, the keys after it are still scored
+    r = g.grade_parsed(item(truth={"reading": None, "tilted": False, "label": "A1"}), parsed(label="b2"))
+    assert r.field_scores == {"tilted": 1.0, "label": 0.0} and r.doc_score == 0.5
 
 
 def test_grade_item_strict_parse_and_errors():
@@ -273,5 +296,7 @@ def test_bootstrap_strata_and_statistic_on_resample():
     assert f([0, 0, 1]) == pytest.approx(1 / 3)        # a resample with repeats
     assert math.isnan(f([3, 4]))                       # no rejected frame -> NaN
     assert g.statistic(gs, "n_in_set")([0, 9, 9]) == 1.0
-    with pytest.raises(KeyError):
+    with pytest.raises(KeyError, match="nope"):
         g.statistic(gs, "nope")
+    # an empty resample (a plain list, as a caller may pass) has every rate undefined
+    assert math.isnan(f([])) and g.statistic(gs, "n_in_set")([]) == 0.0

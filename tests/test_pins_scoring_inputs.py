@@ -116,6 +116,45 @@ def test_load_items_errors(tmp_path):
         di.load_items(nocol)
 
 
+def test_load_items_error_messages_are_exact(tmp_path):
+    with pytest.raises(di.DatasetError) as e:
+        di.load_items(tmp_path / "nope")
+    assert str(e.value) == f"dataset directory {tmp_path / 'nope'} does not exist"
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(di.DatasetError) as e:
+        di.load_items(tmp_path / "empty")
+    assert str(e.value) == f"{tmp_path / 'empty'}: no <env>/test-*.parquet shards (is this an exported dataset?)"
+    dup = tmp_path / "dup"
+    shard(dup / "a" / "test-0.parquet", [row("same")])
+    shard(dup / "b" / "test-0.parquet", [row("same")])
+    with pytest.raises(di.DatasetError) as e:
+        di.load_items(dup)
+    assert str(e.value) == f"{dup / 'b' / 'test-0.parquet'}: duplicate frame id same"
+    bad = tmp_path / "bad"
+    shard(bad / "a" / "test-0.parquet", [row("x", stratum="sideways")])
+    with pytest.raises(di.DatasetError) as e:
+        di.load_items(bad)
+    assert str(e.value) == f"{bad / 'a' / 'test-0.parquet'}: row 'x' is malformed: 1 validation error for GradingItem"
+    junk = tmp_path / "junk"
+    (junk / "a").mkdir(parents=True)
+    (junk / "a" / "test-0.parquet").write_bytes(b"not parquet")
+    with pytest.raises(di.DatasetError) as e:
+        di.load_items(junk)
+    assert str(e.value).startswith(f"{junk / 'a' / 'test-0.parquet'}: unreadable (ArrowInvalid: ")
+
+
+def test_load_items_empty_ground_truth_null_gray_and_root_with_shards(tmp_path):
+    r = row("e1")
+    r["ground_truth"] = ""
+    r2 = row("e2", gray=None)
+    shard(tmp_path / "ds" / "tape_gap" / "test-0.parquet", [r, r2])
+    # shards directly below: a realitybench/ folder beside them is not taken instead
+    shard(tmp_path / "ds" / "realitybench" / "tape_gap" / "test-0.parquet", [row("other")])
+    assert di.dataset_root(tmp_path / "ds") == tmp_path / "ds"
+    a, b = di.load_items(tmp_path / "ds")
+    assert a.id == "e1" and a.ground_truth == {} and b.gray is False
+
+
 # ---------------------------------------------------------------- realitybench_inputs
 
 def _jsonl(path: Path, lines) -> Path:
@@ -156,6 +195,31 @@ def test_load_price_table(tmp_path):
     f.write_text("models: [1, 2]\n")
     with pytest.raises(ri.ReportError, match="is malformed"):
         ri.load_price_table(f)
+
+
+@pytest.mark.parametrize("text, why", [
+    ("models:\n  m: {input: -1, output: 2}\n", "1 validation error for Price"),     # pydantic: first line only
+    ("models: [1, 2]\n", "'list' object has no attribute 'items'"),
+    ("models:\n  m: 5\n", "'int' object is not iterable"),
+    ("per_tokens: abc\n", "invalid literal for int() with base 10: 'abc'"),
+    ("models: [\n", "while parsing a flow node"),                                  # not YAML: was a traceback
+])
+def test_load_price_table_malformed_is_one_line(tmp_path, text, why):
+    f = tmp_path / "p.yaml"
+    f.write_text(text)
+    with pytest.raises(ri.ReportError) as e:
+        ri.load_price_table(f)
+    assert str(e.value) == f"price table {f} is malformed: {why}"
+
+
+def test_load_price_table_missing_names_the_path(tmp_path):
+    with pytest.raises(ri.ReportError) as e:
+        ri.load_price_table(tmp_path / "x.yaml")
+    assert str(e.value) == f"price table {tmp_path / 'x.yaml'} does not exist"
+    (tmp_path / "d.yaml").mkdir()
+    with pytest.raises(ri.ReportError, match="does not exist"):
+        ri.load_price_table(tmp_path / "d.yaml")
+    assert "example-small-model" in ri.load_price_table("")           # empty = the default table
 
 
 # ---------------------------------------------------------------- egopath_inputs

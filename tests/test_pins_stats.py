@@ -103,13 +103,95 @@ def test_default_resample_counts():
     assert s.paired_bootstrap(stat, stat, ["a"]).n_resamples == 2000
 
 
+def test_default_seed_is_zero_documented_stream():
+    """Without a seed, each bootstrap draws numpy's default_rng(0) stream in the documented order."""
+    stat, seen = _recorder()
+    s.cluster_bootstrap(stat, ["x", "y", "x"], n_resamples=3)
+    rng = np.random.default_rng(0)
+    groups = [[0, 2], [1]]
+    assert seen[1:] == [[i for j in rng.integers(0, 2, 2) for i in groups[j]] for _ in range(3)]
+    stat, seen = _recorder()
+    s.stratified_bootstrap(stat, ["a", "a"], n_resamples=3)
+    rng = np.random.default_rng(0)
+    assert seen[1:] == [rng.integers(0, 2, 2).tolist() for _ in range(3)]
+    sa, seen_a = _recorder()
+    s.paired_bootstrap(sa, lambda i: 0.0, ["a", "a", "a"], n_resamples=3)
+    rng = np.random.default_rng(0)
+    assert seen_a[1:] == [rng.integers(0, 3, 3).tolist() for _ in range(3)]
+
+
+def test_every_index_array_is_intp_even_when_empty():
+    dtypes = []
+
+    def stat(idx):
+        dtypes.append(idx.dtype)
+        return 0.0
+
+    s.cluster_bootstrap(stat, [], n_resamples=2)
+    s.cluster_bootstrap(stat, ["a", "b"], n_resamples=2)
+    s.stratified_bootstrap(stat, [], n_resamples=2)
+    s.paired_bootstrap(stat, stat, ["a"], n_resamples=2)
+    assert dtypes and all(d == np.intp for d in dtypes)
+
+
+def test_cluster_confidence_and_undefined_resamples():
+    x = np.array([0.0, 1.0, 2.0, 3.0, 4.0, 5.0])
+    stat = lambda i: float(x[i].mean())                                        # noqa: E731
+    wide = s.cluster_bootstrap(stat, list("abcdef"), n_resamples=300, seed=3)
+    narrow = s.cluster_bootstrap(stat, list("abcdef"), n_resamples=300, seed=3, confidence=0.5)
+    assert narrow.confidence == 0.5 and wide.confidence == 0.95
+    # the same 300 replicates: the 25-75% range lies strictly inside the 2.5-97.5% range
+    assert wide.low < narrow.low < 2.5 < narrow.high < wide.high
+    # one stratum of six items (six one-item strata would never vary)
+    w = s.stratified_bootstrap(stat, ["s"] * 6, n_resamples=300, seed=3)
+    n = s.stratified_bootstrap(stat, ["s"] * 6, n_resamples=300, seed=3, confidence=0.5)
+    assert n.confidence == 0.5 and w.low < n.low < 2.5 < n.high < w.high
+    zero = lambda i: 0.0                                                      # noqa: E731
+    w = s.paired_bootstrap(stat, zero, ["s"] * 6, n_resamples=300, seed=3)
+    n = s.paired_bootstrap(stat, zero, ["s"] * 6, n_resamples=300, seed=3, confidence=0.5)
+    assert n.confidence == 0.5 and w.low < n.low < 2.5 < n.high < w.high
+    nan = s.cluster_bootstrap(lambda i: float("nan"), ["a", "b"], n_resamples=7)
+    assert (nan.estimate, nan.low, nan.high, nan.n_undefined) == (None, None, None, 7)
+
+
 def test_exact_bootstrap_limits_and_value():
     x = np.array([0.0, 1.0, 1.0, 1.0])
     assert s.exact_bootstrap_ci(lambda i: x[i].mean(), 4) == (0.25, 1.0)
     assert s.exact_bootstrap_ci(lambda i: x[i].mean(), 4, confidence=0.5) == (0.5, 1.0)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^exact bootstrap enumerates n\*\*n resamples; n <= 7 only$"):
         s.exact_bootstrap_ci(lambda i: 0.0, 8)
+
+
+def test_exact_bootstrap_inverted_cdf_and_sizes():
+    # metrics.md §9: mean([0, 1, 1]) over its 27 resamples has exact CI [0, 1]; linear quantiles
+    # would give 0.2167 at the low end. P(mean = 0) = 1/27 > 0.025, P(mean = 1) = 8/27.
+    x = np.array([0.0, 1.0, 1.0])
+    assert s.exact_bootstrap_ci(lambda i: x[i].mean(), 3) == (0.0, 1.0)
+    # all 27 resamples are seen, each once: the statistic records them
+    seen = []
+    s.exact_bootstrap_ci(lambda i: seen.append(tuple(i.tolist())) or 0.0, 3)
+    assert len(seen) == 27 and len(set(seen)) == 27 and seen[0] == (0, 0, 0) and seen[-1] == (2, 2, 2)
+    assert all(isinstance(v, int) for t in seen for v in t)
+    # confidence 0.99: the 0.5% quantile; P(mean = 0) = P(all four draws are item 0) = 1/256 = 0.0039
+    # < 0.005, so the low end is the next value, 0.25 (an alpha/3 split would give 0.0)
+    x4 = np.array([0.0, 1.0, 1.0, 1.0])
+    assert s.exact_bootstrap_ci(lambda i: x4[i].mean(), 4, confidence=0.99) == (0.25, 1.0)
+    # n = 0: the one empty resample, as an integer index array
+    assert s.exact_bootstrap_ci(lambda i: float(np.arange(3.0)[i].sum()), 0) == (0.0, 0.0)
+    # n = 1: one resample
+    assert s.exact_bootstrap_ci(lambda i: 0.5 + i.sum(), 1) == (0.5, 0.5)
 
 
 def test_groups_first_appearance():
     assert [g.tolist() for g in s._groups(["c", "a", "c", "b", "a"])] == [[0, 2], [1, 4], [3]]
+
+
+def test_exact_bootstrap_largest_n_is_seven():
+    """n = 7 is allowed (7**7 = 823,543 resamples, about 10 s); last in the file, being the slowest."""
+    count = [0]
+
+    def counting(i):
+        count[0] += 1
+        return 0.0
+
+    assert s.exact_bootstrap_ci(counting, 7) == (0.0, 0.0) and count[0] == 7 ** 7

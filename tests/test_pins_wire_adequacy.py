@@ -170,6 +170,7 @@ def test_visibility_with_a_module_between_camera_and_wire():
     vis = wa.visibility(geo, _above(1.0).pose)
     assert vis["in_frame"] == 1.0 and vis["low_visible"] == 0.0
     assert vis["unoccluded"] == pytest.approx(0.16 / 0.96, abs=0.03)
+    assert vis["unoccluded"] == 144 / 804        # of the 804 samples (see the test below)
     t = by_name(wa.score_scene(geo, _above(1.0)))
     assert not t["low_point_visible"].passed and not t["wire_unoccluded"].passed and t["wire_in_frame"].passed
     assert t["wire_unoccluded"].value == pytest.approx(vis["unoccluded"], abs=1e-6)
@@ -199,6 +200,8 @@ def test_visibility_with_part_of_the_wire_out_of_frame():
     assert half == pytest.approx(0.20704, abs=1e-4)
     vis = wa.visibility(GEO, _beside(0.15))
     assert vis["in_frame"] == pytest.approx(0.414 / 0.96, abs=0.03) and vis["low_visible"] == 1.0
+    # the samples: the tube's 17 rings x 12 vertices and N_INTERIOR = 600 face points; 330 in frame
+    assert wa.N_INTERIOR == 600 and vis["in_frame"] == 330 / (17 * 12 + 600)
     assert vis["unoccluded"] == 1.0
     assert wa.visibility(GEO, _beside(0.217))["low_visible"] == pytest.approx(1 / 3)
     assert wa.visibility(GEO, _beside(0.197))["low_visible"] == pytest.approx(2 / 3)

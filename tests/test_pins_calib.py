@@ -201,22 +201,26 @@ def test_ground_truth_card_corners_and_frame_values():
     view = view_of(eye, target="card")
     H, W = view.pose.height, view.pose.width
     idx = np.zeros((H, W), np.int32)
-    idx[100:110, 200:230] = IDS["card"]          # 300 px, centroid (214.5, 104.5)
+    idx[100:110, 200:230] = IDS["card"]          # 300 px, centroid (214.5, 104.5) ...
+    idx[99, 200] = IDS["card"]                   # ... and one more: (64550 / 301, 31449 / 301)
     img = np.full((H, W, 3), 60, np.uint8)
     img[100:110, 200:230:2] = 200                # stripes inside the mask: a Laplacian to measure
     gt = calib.ground_truth(GEO, view, _frame(idx, img))
     assert gt["target"] == "card" and gt["target_id"] == 5
     assert gt["target_center_px"] == [319.5, 239.5]
-    assert gt["target_distance_m"] == pytest.approx(math.sqrt(0.09 + 4.0 + 0.01), abs=1e-6)
+    assert gt["target_distance_m"] == round(math.sqrt(0.09 + 4.0 + 0.01), 6) == 2.024846
     corners = card_inner_corners(SPEC.card)
     assert len(gt["card_corners_px"]) == 24 and corners[0][1] == pytest.approx(0.3 - CARD_FRONT_OFFSET)
     T = view.pose.cam_to_world_array()
     for k in (0, 23):
         x = T[:3, :3].T @ (corners[k] - eye)
         assert gt["card_corners_px"][k] == [round(F_PX * x[0] / x[2] + 319.5, 4), round(F_PX * x[1] / x[2] + 239.5, 4)]
-    assert gt["target_mask_px"] == 300 and gt["target_mask_centroid_px"] == [214.5, 104.5]
+    assert gt["target_mask_px"] == 301 and gt["target_mask_centroid_px"] == [214.4518, 104.4817]
+    # Laplacian (OpenCV ksize 3: corners 2, centre -8) of columns alternating 200 / 60 (grey:
+    # luma = code / 255) inside the eroded mask (rows 101-108, columns 201-228, 14 of each):
+    # +-8 * 140 / 255 in equal numbers, variance (1120 / 255)^2 = 19.291042
     lv = gt["target_laplacian_var"]
-    assert lv is not None and lv > 0 and lv == round(lv, 6)
+    assert lv == pytest.approx((1120 / 255) ** 2, abs=1e-4) and lv == round(lv, 6)
 
 
 def test_ground_truth_without_the_target_in_the_frame():

@@ -117,3 +117,51 @@ def test_ground_truth(spec):
 def test_r():
     assert bl._r(None) is None and bl._r(float("nan")) is None and bl._r(0.1234567) == 0.123457
     assert bl._r(2.25, 1) == 2.2
+
+
+def test_text_row_px_takes_the_top_row_when_it_is_the_farthest(spec):
+    """Camera 40 deg below the card's normal, looking up at it: the top row (+0.4 h) is now the
+    farthest, so its pitch in pixels is the value (the mirror of the 40-deg-above case)."""
+    from geometry.raycast import px_per_unit
+
+    below = _pose(spec, 0.5, -40.0)
+    M, h = card_frame(spec), spec.card.height_m
+    pitch = card_layout(spec)["pitch_m"]
+    rows = [px_per_unit(below.K_array(), below.cam_to_world_array(), M[:3, 3] + fy * h * M[:3, 1], M[:3, 1], pitch)
+            for fy in (-0.4, 0.0, 0.4)]
+    assert rows[2] < rows[1] < rows[0]
+    assert bl.text_row_px(spec, below) == pytest.approx(rows[2])
+
+
+def test_card_bbox_with_half_the_card_behind_the_camera(spec):
+    """5 cm in front of the card's centre, looking along the card's reading direction (+x):
+    the points with local x <= 0 are behind (or on) the image plane and are dropped; the bbox
+    is that of the right half's projections, clipped to the frame."""
+    from blender_envs.house.breaker_label import card_points
+    from geometry.camera import project
+
+    M = card_frame(spec)
+    eye = M[:3, 3] + 0.05 * M[:3, 2]
+    pose = pose_for_phone(spec.phone, "main", 1.0, "landscape", 640, look_at(eye, eye + M[:3, 0], up=M[:3, 1]),
+                          "pinhole", None, 1 / 250)
+    P = card_points(spec, 5, 5)
+    uv, z = project(P, pose.K_array(), pose.cam_to_world_array())
+    local_x = (P - M[:3, 3]) @ M[:3, 0]
+    assert np.array_equal(z > 1e-6, local_x > 1e-9)
+    front = uv[local_x > 1e-9]
+    u0, u1 = np.clip([front[:, 0].min(), front[:, 0].max()], -0.5, 639.5)
+    v0, v1 = np.clip([front[:, 1].min(), front[:, 1].max()], -0.5, 479.5)
+    want = (u1 - u0) * (v1 - v0) / (640 * 480)
+    assert 0.0 < want < 1.0 and bl.card_bbox_fraction(spec, pose) == pytest.approx(want, rel=1e-9)
+
+
+def test_blur_is_none_with_the_card_behind_a_focused_camera(spec):
+    """Focus locked at 5 m and the card behind the camera: the thin-lens blur there is
+    undefined (inf), so the term has no value and fails."""
+    M = card_frame(spec)
+    behind = _pose(spec, 0.5, mode="locked_elsewhere", focus=5.0, target=M[:3, 3] + 2.0 * M[:3, 2])
+    assert bl.blur_at_card_px(spec, behind) is None
+    t = {x.name: x for x in bl.scene_terms(spec, behind, (1.0, 1.0))}["sharp_at_target"]
+    assert t.value is None and not t.passed
+    geo = SimpleNamespace(spec=spec, object_id=lambda name: {CARD_OBJECT: 9}[name])
+    assert bl.ground_truth(geo, SimpleNamespace(pose=behind))["blur_at_card_px"] is None

@@ -285,3 +285,24 @@ def test_ground_truth_low_point_behind_the_camera():
     view = View(view_index=0, pose=pose_at(eye, eye + ROOF_M[:3, 2] + 0.01 * ROOF_M[:3, 0]), target="x")
     gt = wa.ground_truth(GEO, view)
     assert gt["low_point_px"] is None and gt["low_point_distance_m"] == 1.0
+
+
+def test_low_point_in_the_cameras_own_plane_has_no_pixel():
+    """1 m above the low point along the roof normal, looking along the eave (world +x, which
+    the normal has no part of): the low point lies exactly in the camera's principal plane
+    (depth 0) and has no pixel; from 0.5 m above, looking at it, it is the image centre."""
+    eye = X_LOW + 1.0 * ROOF_M[:3, 2]
+    assert ROOF_M[0, 2] == 0.0 and eye[0] == X_LOW[0]
+    side = View(view_index=0, pose=pose_at(eye, eye + np.array([1.0, 0.0, 0.0])), target="x")
+    assert wa.ground_truth(GEO, side)["low_point_px"] is None
+    assert wa.ground_truth(GEO, _above(0.5))["low_point_px"] == [319.5, 239.5]
+
+
+def test_sharp_at_target_has_no_value_with_the_low_point_behind_a_focused_camera():
+    """Focus locked at 0.5 m and the low point behind the camera: the thin-lens blur there is
+    infinite, so the term has no value (and fails), as does the answer key's blur."""
+    eye = X_LOW + 1.0 * ROOF_M[:3, 2]
+    pose = pose_at(eye, eye + ROOF_M[:3, 2] + 0.01 * ROOF_M[:3, 0], mode="locked_elsewhere", focus=0.5)
+    t = by_name(wa.scene_terms(pose, X_LOW, 1, 1, 1))["sharp_at_target"]
+    assert t.value is None and not t.passed
+    assert wa.ground_truth(GEO, View(view_index=0, pose=pose, target="x"))["blur_at_target_px"] is None

@@ -184,3 +184,59 @@ def test_score_scene_on_a_label_over_its_equipment(spec):
     parts.append((11, "card", "shingles", _rect(Tl, w / 3, h * 1.2, lift=0.01)))
     t3 = by_name(el.score_scene(_geo(spec, parts), View(view_index=0, pose=pose, target=LABEL_OBJECT)))
     assert t3["label_in_frame"].value == 1.0 and t3["label_unoccluded"].value < 0.95
+
+
+def test_barcode_module_is_the_printed_modules_width(spec):
+    """The texture is printed at 10 000 px/m with a margin of int(0.06 H) px each side; the code
+    (its modules plus the quiet zones) fills the rest in whole pixels per module."""
+    from blender_envs.solar.equipment_label_texture import QUIET_MODULES, code128b_modules
+
+    W, H = (int(round(x * 10000)) for x in spec.label.size_m)
+    n = len(code128b_modules(spec.label.serial)) + 2 * QUIET_MODULES
+    assert el.barcode_module_m(spec) == int((W - 2 * int(0.06 * H)) / n) / 10000
+
+
+def test_resolution_tilted_toward_the_label_top(spec):
+    """Seen 50 deg off the normal toward the label's up axis: the rows (along up) shrink by about
+    cos 50, the barcode modules (along right) keep f * size / distance."""
+    pose = _pose(spec, 0.3, 50.0)
+    f = pose.K_array()[0, 0]
+    row_px, mod_px = el.resolution_px(spec, pose)
+    assert row_px == pytest.approx(f * spec.label.row_m * math.cos(math.radians(50.0)) / 0.3, rel=0.02)
+    assert mod_px == pytest.approx(f * el.barcode_module_m(spec) / 0.3, rel=0.02)
+
+
+def test_thresholds_and_units(spec):
+    t = by_name(el.scene_terms_of(spec, _pose(spec, 0.2), 1.0, 0.96, 0.2))
+    assert {n: (x.threshold, x.unit) for n, x in t.items()} == {
+        "label_in_frame": (">= 1", ""), "label_unoccluded": (">= 0.95", ""), "text_row_px": (">= 10 px", "px"),
+        "barcode_module_px": (">= 1 px", "px"), "label_view_angle": ("<= 60 deg", "deg"),
+        "equipment_in_view": (">= 0.05", ""), "sharp_at_target": ("<= 5 px", "px")}
+    img = np.full((20, 20, 3), 200, np.uint8)
+    img[4:8, 3:17] = 15
+    mask = np.zeros((20, 20), bool)
+    mask[2:14, 2:18] = True
+    f = by_name(el.frame_terms_of(img, mask))
+    assert {n: (x.threshold, x.side) for n, x in f.items()} == {
+        "label_saturated": ("<= 0.3", "frame"), "paper_luminance": (">= 0.05", "frame"),
+        "label_contrast": (">= 0.3", "frame")}
+
+
+def test_label_behind_a_focused_camera_and_half_behind(spec):
+    """Focus locked at 3 m with the label behind the camera: no blur value. 2 cm in front of the
+    label looking along its right axis: its left corners are behind, so no corner pixels."""
+    T = label_frame(spec.label)
+    X, n = T[:3, 3], T[:3, 2]
+    eye = X + 0.3 * n
+    away = pose_for_phone(spec.phone, "main", 1.0, "landscape", 640, look_at(eye, eye + n), "locked_elsewhere",
+                          3.0, 1 / 250)
+    assert el.blur_at_label_px(spec, away) is None
+    assert by_name(el.scene_terms_of(spec, away, 1.0, 1.0, 1.0))["sharp_at_target"].value is None
+    geo = SimpleNamespace(spec=spec, object_id=lambda name: {LABEL_OBJECT: 8}[name])
+    assert el.ground_truth(geo, SimpleNamespace(pose=away))["blur_at_label_px"] is None
+    eye = X + 0.02 * n
+    side = pose_for_phone(spec.phone, "main", 1.0, "landscape", 640, look_at(eye, eye + T[:3, 0], up=T[:3, 1]),
+                          "pinhole", None, 1 / 250)
+    _, z = project(label_corners(spec.label), side.K_array(), side.cam_to_world_array())
+    assert (z > 0).tolist() == [False, True, True, False]
+    assert el.ground_truth(geo, SimpleNamespace(pose=side))["label_corners_px"] is None

@@ -172,12 +172,12 @@ def _quad(v):
 
 def _ridge_geo(spec, wall_u=None, z_c=None):
     """Ground (id 1) at z = 0 out to 1 km; this house's shingles (id 5) as a plate 1 m under the
-    camera out to y = 3 m; optionally this house's module (id 200) as a wall at y = 5 m covering
+    camera out to y = 2.5 m; optionally this house's module (id 200) as a wall at y = 5 m covering
     pixels u < wall_u up to 0.1 m over the camera."""
     from geometry.scene import SceneObject, SceneState
 
     parts = [(1, "ground", _quad([[-1000, -1000, 0], [1000, -1000, 0], [1000, 1000, 0], [-1000, 1000, 0]])),
-             (5, "shingles_front", _quad([[-10, 0, z_c - 1], [10, 0, z_c - 1], [10, 3, z_c - 1], [-10, 3, z_c - 1]]))]
+             (5, "shingles_front", _quad([[-10, 0, z_c - 1], [10, 0, z_c - 1], [10, 2.5, z_c - 1], [-10, 2.5, z_c - 1]]))]
     if wall_u is not None:
         f, cx = LEVEL.K_array()[0, 0], LEVEL.K_array()[0, 2]
         x_w = (wall_u - cx) / f * 5.0
@@ -198,7 +198,7 @@ def test_score_scene_level_over_the_ridge(spec):
     """Level, 0.5 m over the ridge: the horizon is the centre row (in the band on every column),
     no horizontal ray meets the house, every column has sky over the ground. In the 30 bottom
     rows of the 120 x 160 grid (block centres v = 4 r + 1.5, r = 90 ... 119) the plate 1 m down
-    is hit where the ray's slope (v - cy) / f >= 1 / 3 (it ends 3 m out)."""
+    is hit where the ray's slope (v - cy) / f >= 1 / 2.5 (it ends 2.5 m out): 14 of 30 rows."""
     z_c = ridge_z(spec.roof) + 0.5
     pose = pose_at([0.0, 0.0, z_c], [0.0, 1.0, z_c])
     geo = _ridge_geo(spec, z_c=z_c)
@@ -208,8 +208,8 @@ def test_score_scene_level_over_the_ridge(spec):
     t = {x.name: x for x in terms}
     K = pose.K_array()
     rows = np.arange(90, 120)
-    want_bottom = np.mean(4 * rows + 1.5 - K[1, 2] >= K[1, 1] / 3)
-    assert 0.5 < want_bottom < 0.8
+    want_bottom = np.mean(4 * rows + 1.5 - K[1, 2] >= K[1, 1] / 2.5)
+    assert want_bottom == 14 / 30
     assert t["horizon_in_frame"].value == 1.0 and t["own_roof_horizon"].value == 0.0
     assert t["skyline_in_frame"].value == 1.0
     assert t["own_roof_bottom"].value == pytest.approx(want_bottom, abs=1e-6)
@@ -218,7 +218,7 @@ def test_score_scene_level_over_the_ridge(spec):
     gt = hp.ground_truth(geo, _view(pose))
     assert gt == {"horizon_visible": True, "level": True, "own_roof_blocks": False, "roll_deg": 0.0,
                   "camera_height_m": 0.5, "own_block_fraction": 0.0, "skyline_fraction": 1.0,
-                  "bottom_own_fraction": round(want_bottom, 4), "blur_at_horizon_px": 0.0}
+                  "bottom_own_fraction": 0.4667, "blur_at_horizon_px": 0.0}
     assert hp.score_frame(geo, _view(pose), None) == []
 
 
@@ -237,11 +237,12 @@ def test_own_roof_on_the_horizon_just_inside_and_outside_10_percent(spec):
 
 def test_ground_truth_rolled_below_the_ridge_and_out_of_band(spec):
     z_r = ridge_z(spec.roof)
-    geo = _ridge_geo(spec, z_c=z_r - 0.2)
-    for roll, level in ((9.5, True), (10.5, False)):
-        gt = hp.ground_truth(geo, _view(pose_at([0.0, 0.0, z_r - 0.2], [0.0, 1.0, z_r - 0.2], roll_deg=roll)))
-        assert gt["level"] is level and abs(gt["roll_deg"]) == roll
-        assert gt["camera_height_m"] == -0.2
+    geo = _ridge_geo(spec, z_c=z_r - 0.212345)
+    for roll, level in ((9.51234, True), (10.51234, False)):
+        gt = hp.ground_truth(geo, _view(pose_at([0.0, 0.0, z_r - 0.212345], [0.0, 1.0, z_r - 0.212345],
+                                               roll_deg=roll)))
+        assert gt["level"] is level and abs(gt["roll_deg"]) == round(roll, 4)
+        assert gt["camera_height_m"] == -0.2123
     t = {x.name: x for x in hp.score_scene(geo, _view(pose_at([0.0, 0.0, z_r - 0.2], [0.0, 1.0, z_r - 0.2])))}
     assert t["camera_above_ridge"].value == pytest.approx(-0.2) and not t["camera_above_ridge"].passed
     # pitched up 40 deg: the horizon row cy + f tan 40 > 480 lies below the frame
@@ -252,3 +253,12 @@ def test_ground_truth_rolled_below_the_ridge_and_out_of_band(spec):
     near = pose_at([0.0, 0.0, z_r - 0.2], [0.0, 1.0, z_r - 0.2], mode="locked_elsewhere", focus=0.3)
     b = hp.blur_at_horizon_px(spec, near)
     assert hp.ground_truth(geo, _view(near))["blur_at_horizon_px"] == round(b, 4) != b
+
+
+def test_horizon_dirs_of_a_camera_rolled_90_deg_use_the_centre_row():
+    """Rolled 90 deg the horizon runs along a column; the block rays then go through the centre
+    row: horizontal unit rays fanning over the frame's (now vertical) long side."""
+    side = pose_at([0.0, 0.0, 10.0], [0.0, 1.0, 10.0], roll_deg=90.0)
+    d = hp.horizon_dirs(side, 5)
+    assert np.isfinite(d).all() and np.allclose(d[:, 2], 0.0) and np.allclose(np.linalg.norm(d, axis=1), 1.0)
+    assert np.allclose(d[2], [0.0, 1.0, 0.0], atol=1e-3)

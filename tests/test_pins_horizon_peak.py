@@ -162,3 +162,103 @@ def test_own_ids_leave_out_the_ground_and_the_environment_range():
     objs = [SimpleNamespace(id=i) for i in (1, 2, 7, 99, 100, 150, 199, 200, 230)]
     geo = SimpleNamespace(state=SimpleNamespace(objects=objs))
     assert hp.own_ids(geo).tolist() == [2, 7, 99, 200, 230]
+
+
+# ---------------------------------------- score_scene and ground_truth on a hand-made ridge view
+
+def _quad(v):
+    return trimesh.Trimesh(vertices=np.array(v, float), faces=[[0, 1, 2], [0, 2, 3]], process=False)
+
+
+def _ridge_geo(spec, wall_u=None, z_c=None):
+    """Ground (id 1) at z = 0 out to 1 km; this house's shingles (id 5) as a plate 1 m under the
+    camera out to y = 2.5 m; optionally this house's module (id 200) as a wall at y = 5 m covering
+    pixels u < wall_u up to 0.1 m over the camera."""
+    from geometry.scene import SceneObject, SceneState
+
+    parts = [(1, "ground", _quad([[-1000, -1000, 0], [1000, -1000, 0], [1000, 1000, 0], [-1000, 1000, 0]])),
+             (5, "shingles_front", _quad([[-10, 0, z_c - 1], [10, 0, z_c - 1], [10, 2.5, z_c - 1], [-10, 2.5, z_c - 1]]))]
+    if wall_u is not None:
+        f, cx = LEVEL.K_array()[0, 0], LEVEL.K_array()[0, 2]
+        x_w = (wall_u - cx) / f * 5.0
+        parts.append((200, "module_glass_r0_c0", _quad([[-100, 5, 0], [x_w, 5, 0], [x_w, 5, z_c + 0.1],
+                                                         [-100, 5, z_c + 0.1]])))
+    mesh = SceneMesh.from_trimesh_parts(parts)
+    objs = [SceneObject(id=i, name=n, category=n, pass_index=i) for i, n, _ in parts]
+    state = SceneState(env="horizon_peak", scene_id="s0", spec={}, objects=objs, meshes="m.npz")
+    return SimpleNamespace(spec=spec, state=state, mesh=mesh, raycaster=Raycaster(mesh))
+
+
+def _view(pose):
+    from geometry.scene import View
+    return View(view_index=0, pose=pose, target="horizon")
+
+
+def test_score_scene_level_over_the_ridge(spec):
+    """Level, 0.5 m over the ridge: the horizon is the centre row (in the band on every column),
+    no horizontal ray meets the house, every column has sky over the ground. In the 30 bottom
+    rows of the 120 x 160 grid (block centres v = 4 r + 1.5, r = 90 ... 119) the plate 1 m down
+    is hit where the ray's slope (v - cy) / f >= 1 / 2.5 (it ends 2.5 m out): 14 of 30 rows."""
+    z_c = ridge_z(spec.roof) + 0.5
+    pose = pose_at([0.0, 0.0, z_c], [0.0, 1.0, z_c])
+    geo = _ridge_geo(spec, z_c=z_c)
+    terms = hp.score_scene(geo, _view(pose))
+    assert [t.name for t in terms] == ["horizon_in_frame", "own_roof_horizon", "skyline_in_frame",
+                                       "own_roof_bottom", "camera_above_ridge", "sharp_at_target"]
+    t = {x.name: x for x in terms}
+    K = pose.K_array()
+    rows = np.arange(90, 120)
+    want_bottom = np.mean(4 * rows + 1.5 - K[1, 2] >= K[1, 1] / 2.5)
+    assert want_bottom == 14 / 30
+    assert t["horizon_in_frame"].value == 1.0 and t["own_roof_horizon"].value == 0.0
+    assert t["skyline_in_frame"].value == 1.0
+    assert t["own_roof_bottom"].value == pytest.approx(want_bottom, abs=1e-6)
+    assert t["camera_above_ridge"].value == pytest.approx(0.5) and t["camera_above_ridge"].unit == "m"
+    assert t["sharp_at_target"].value == 0.0 and all(x.passed for x in terms)
+    gt = hp.ground_truth(geo, _view(pose))
+    assert gt == {"horizon_visible": True, "level": True, "own_roof_blocks": False, "roll_deg": 0.0,
+                  "camera_height_m": 0.5, "own_block_fraction": 0.0, "skyline_fraction": 1.0,
+                  "bottom_own_fraction": 0.4667, "blur_at_horizon_px": 0.0}
+    assert hp.score_frame(geo, _view(pose), None) == []
+
+
+def test_own_roof_on_the_horizon_just_inside_and_outside_10_percent(spec):
+    """The 64 horizon columns sit at u = 639 k / 63 = 10.14 k: a wall over u < 55 blocks k = 0..5,
+    6 / 64 = 9.4% (passes, does not block), over u < 65 seven, 10.9% (fails, blocks)."""
+    z_c = ridge_z(spec.roof) + 0.5
+    pose = pose_at([0.0, 0.0, z_c], [0.0, 1.0, z_c])
+    for wall_u, n, ok in ((55.0, 6, True), (65.0, 7, False)):
+        geo = _ridge_geo(spec, wall_u=wall_u, z_c=z_c)
+        t = {x.name: x for x in hp.score_scene(geo, _view(pose))}["own_roof_horizon"]
+        assert t.value == pytest.approx(n / 64) and t.passed is ok
+        gt = hp.ground_truth(geo, _view(pose))
+        assert gt["own_roof_blocks"] is (not ok) and gt["own_block_fraction"] == round(n / 64, 4)
+
+
+def test_ground_truth_rolled_below_the_ridge_and_out_of_band(spec):
+    z_r = ridge_z(spec.roof)
+    geo = _ridge_geo(spec, z_c=z_r - 0.212345)
+    for roll, level in ((9.51234, True), (10.51234, False)):
+        gt = hp.ground_truth(geo, _view(pose_at([0.0, 0.0, z_r - 0.212345], [0.0, 1.0, z_r - 0.212345],
+                                               roll_deg=roll)))
+        assert gt["level"] is level and abs(gt["roll_deg"]) == round(roll, 4)
+        assert gt["camera_height_m"] == -0.2123
+    t = {x.name: x for x in hp.score_scene(geo, _view(pose_at([0.0, 0.0, z_r - 0.2], [0.0, 1.0, z_r - 0.2])))}
+    assert t["camera_above_ridge"].value == pytest.approx(-0.2) and not t["camera_above_ridge"].passed
+    # pitched up 40 deg: the horizon row cy + f tan 40 > 480 lies below the frame
+    up = pose_at([0.0, 0.0, z_r - 0.2], [0.0, 1.0, z_r - 0.2 + math.tan(math.radians(40.0))])
+    gt = hp.ground_truth(geo, _view(up))
+    assert gt["horizon_visible"] is False and gt["skyline_fraction"] == 0.0
+    # focus locked at 0.3 m: the far skyline is blurred (4 decimals)
+    near = pose_at([0.0, 0.0, z_r - 0.2], [0.0, 1.0, z_r - 0.2], mode="locked_elsewhere", focus=0.3)
+    b = hp.blur_at_horizon_px(spec, near)
+    assert hp.ground_truth(geo, _view(near))["blur_at_horizon_px"] == round(b, 4) != b
+
+
+def test_horizon_dirs_of_a_camera_rolled_90_deg_use_the_centre_row():
+    """Rolled 90 deg the horizon runs along a column; the block rays then go through the centre
+    row: horizontal unit rays fanning over the frame's (now vertical) long side."""
+    side = pose_at([0.0, 0.0, 10.0], [0.0, 1.0, 10.0], roll_deg=90.0)
+    d = hp.horizon_dirs(side, 5)
+    assert np.isfinite(d).all() and np.allclose(d[:, 2], 0.0) and np.allclose(np.linalg.norm(d, axis=1), 1.0)
+    assert np.allclose(d[2], [0.0, 1.0, 0.0], atol=1e-3)

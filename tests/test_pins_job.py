@@ -82,3 +82,331 @@ def test_injected_exit_kills_the_process_with_status_17():
         assert "survived" not in p.stdout
         if rc == 1:
             assert "InjectedFault" in p.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# The job's decisions, pulled out of its Blender glue: seeds, the positive stratum's pose and
+# render retry policy, the redraw loop and the record assembly. Real views (the calib env's
+# sampler), real ISP and real files; only Blender is replaced by scripted draw/shoot/build steps.
+
+import types
+
+import numpy as np
+
+from formats.records import FrameRecord, TermResult, Verdict
+from render_farm.isp import process_frame, sample_isp_params
+from render_farm.job import (NO_BUILD_TIMINGS, JobStopped, NoAcceptablePose, Photo, Pose, Shot, _draw_view,
+                             culls_pose, develop, frame_record, frame_timings, frame_verdict, judge, next_redraw,
+                             photo_seeds, pose_budget, render_views, save_frame_files, scene_side_terms,
+                             search_frame, view_seed)
+from render_farm.store import RunStore
+from scorers.sanity import check_frame
+
+
+def _term(name, passed, side="scene", gray=False):
+    return TermResult(name=name, side=side, value=1.0, threshold="<= 1", passed=passed, gray=gray)
+
+
+OK, BAD, GRAY = _term("a", True), _term("b", False), _term("g", False, gray=True)
+
+
+class _Scorer:
+    """A scorer that records what it is asked and answers scripted terms (the real ones need a mesh)."""
+
+    def __init__(self, scene_terms=(), frame_terms=()):
+        self.calls, self.scene_terms, self.frame_terms = [], list(scene_terms), list(frame_terms)
+
+    def score_scene(self, geo, view):
+        self.calls.append(("scene", view.view_index, view.attempt))
+        return list(self.scene_terms)
+
+    def score_frame(self, geo, view, frame):
+        self.calls.append(("frame", view.view_index, frame.image.shape))
+        return list(self.frame_terms)
+
+
+def _calib():
+    from blender_envs.registry import get_environment
+    return get_environment("calib")
+
+
+def test_view_seed_is_the_frame_coordinates_view_and_attempt():
+    j = _job(3)
+    assert view_seed(j, 1, 2) == _blake("scenebench/7/calib/random/3/1/view/2")
+    assert view_seed(j, 0, 0) == _blake("scenebench/7/calib/random/3/0/view/0")
+    assert view_seed(j, 1, 0, redraw=4) == _blake("scenebench/7/calib/random/3/redraw/4/1/view/0")
+
+
+def test_draw_view_samples_from_the_view_seed_and_scores_the_scene_side():
+    j, env = _job(3), _calib()
+    geo = types.SimpleNamespace(spec=sample_spec(j))
+    scorer = _Scorer([OK, BAD])
+    view, terms = _draw_view(j, env, scorer, geo, 1, 2, 64, redraw=1)
+    want = env.sample_view(geo.spec, np.random.default_rng(_blake("scenebench/7/calib/random/3/redraw/1/1/view/2")),
+                           1, 64, attempt=2)
+    assert view == want and view.view_index == 1 and view.attempt == 2
+    assert max(view.pose.width, view.pose.height) == 64
+    assert terms == [OK, BAD] and scorer.calls == [("scene", 1, 2)]
+
+
+def test_scene_side_terms_are_the_first_pose_of_each_view():
+    j, env = _job(3, quality={"long_side_px": 48}), _calib()
+    geo = types.SimpleNamespace(spec=sample_spec(j))
+    scorer = _Scorer([GRAY])
+    assert scene_side_terms(j, env, scorer, geo, 3) == [[GRAY], [GRAY], [GRAY]]
+    assert scorer.calls == [("scene", 0, 0), ("scene", 1, 0), ("scene", 2, 0)]
+    assert scene_side_terms(j, env, scorer, geo, 0) == []
+
+
+def test_photo_seeds_per_attempt():
+    parts = ("scenebench", 7, "calib", "random", 3, 1)
+    s = photo_seeds(parts, 2)
+    assert s == {"cycles": _blake("scenebench/7/calib/random/3/1/cycles/2") % (2**31 - 1),
+                 "isp": _blake("scenebench/7/calib/random/3/1/isp/2"),
+                 "isp_noise": _blake("scenebench/7/calib/random/3/1/isp_noise/2")}
+    assert 0 <= s["cycles"] < 2**31 - 1
+
+
+def _passes(h=6, w=8):
+    ramp = np.linspace(0.05, 0.6, w * h * 3, dtype=np.float32).reshape(h, w, 3)
+    return types.SimpleNamespace(linear_rgb=ramp, depth=np.full((h, w), 2.5, np.float32),
+                                 object_index=np.arange(h * w, dtype=np.int32).reshape(h, w) % 3,
+                                 render_s=1.25, pass_render_s=0.5)
+
+
+def test_develop_uses_the_isp_seed_for_parameters_and_the_noise_seed_for_noise():
+    passes = _passes()
+    photo = develop(passes, {"cycles": 1, "isp": 11, "isp_noise": 12})
+    params = sample_isp_params(np.random.default_rng(11))
+    assert photo.isp == params and photo.passes is passes
+    assert photo.jpeg == process_frame(passes.linear_rgb, params, np.random.default_rng(12))[1]
+    assert photo.jpeg[:2] == b"\xff\xd8" and photo.image.shape == (6, 8, 3) and photo.image.dtype == np.uint8
+    assert photo.isp_s >= 0
+    other = develop(passes, {"cycles": 1, "isp": 11, "isp_noise": 13})
+    assert other.isp == params and other.jpeg != photo.jpeg          # only the noise differs
+
+
+def test_pose_budget_is_capped_by_poses_per_scene_draw():
+    assert [pose_budget(n) for n in (1, 10, 149, 150, 151, 1000)] == [1, 10, 149, 150, 150, 150]
+
+
+def test_only_the_positive_stratum_culls_inside_or_unaccepted_poses():
+    view = None
+    assert culls_pose("positive", Pose(view, [OK], False)) is False
+    assert culls_pose("positive", Pose(view, [], False)) is False             # no scene-side term: accept
+    assert culls_pose("positive", Pose(view, [OK], True)) is True             # camera inside a solid
+    assert culls_pose("positive", Pose(view, [OK, BAD], False)) is True
+    assert culls_pose("positive", Pose(view, [GRAY], False)) is True          # unscored is not accepted
+    for stratum in ("random", "negative"):
+        assert culls_pose(stratum, Pose(view, [BAD], True)) is False
+
+
+def test_frame_verdict_excludes_frames_that_fail_the_sanity_check():
+    assert frame_verdict([OK], True) == Verdict.ACCEPT
+    assert frame_verdict([OK, BAD], True) == Verdict.REJECT
+    assert frame_verdict([GRAY], True) == Verdict.UNSCORED
+    assert frame_verdict([OK], False) == Verdict.EXCLUDED and frame_verdict([BAD], False) == Verdict.EXCLUDED
+
+
+class _Script:
+    """Scripted poses (scene-side ok?, inside?) and render verdicts, with the calls recorded."""
+
+    def __init__(self, poses, verdicts=()):
+        self.poses, self.verdicts, self.draws, self.shots = list(poses), list(verdicts), [], []
+
+    def draw(self, attempt):
+        self.draws.append(attempt)
+        ok, inside = self.poses[min(attempt, len(self.poses) - 1)]
+        return Pose(f"view-{attempt}", [OK if ok else BAD], inside)
+
+    def shoot(self, pose, attempt):
+        verdict = self.verdicts[min(len(self.shots), len(self.verdicts) - 1)]
+        self.shots.append((pose.view, attempt))
+        return Shot(None, None, pose.scene_terms, None, verdict)
+
+
+def _search(stratum, script, max_poses=10, max_renders=3):
+    return search_frame(stratum, max_poses, max_renders, "f-1", script.draw, script.shoot)
+
+
+def test_random_stratum_keeps_its_first_pose_whatever_it_scores():
+    s = _Script([(False, True)], [Verdict.REJECT])
+    pose, shot, attempts, renders = _search("random", s)
+    assert pose.view == "view-0" and shot.verdict == Verdict.REJECT and (attempts, renders) == (1, 1)
+    assert s.draws == [0] and s.shots == [("view-0", 1)]      # the render is seeded with attempts so far
+
+
+def test_positive_stratum_culls_until_a_pose_passes_then_renders_it():
+    s = _Script([(False, False), (True, True), (True, False)], [Verdict.ACCEPT])
+    pose, shot, attempts, renders = _search("positive", s)
+    assert pose.view == "view-2" and (attempts, renders) == (3, 1)
+    assert s.draws == [0, 1, 2] and s.shots == [("view-2", 3)]
+
+
+def test_positive_pose_budget_just_inside_and_spent():
+    # budget 4: the 4th pose may still be rendered ...
+    s = _Script([(False, False)] * 3 + [(True, False)], [Verdict.ACCEPT])
+    assert _search("positive", s, max_poses=4)[2:] == (4, 1)
+    # ... but four culled poses end the search
+    s = _Script([(False, False)], [Verdict.ACCEPT])
+    with pytest.raises(NoAcceptablePose, match="^f-1$"):
+        _search("positive", s, max_poses=4)
+    assert s.draws == [0, 1, 2, 3] and s.shots == []
+    s = _Script([(True, True)], [Verdict.ACCEPT])             # inside every time
+    with pytest.raises(NoAcceptablePose):
+        _search("positive", s, max_poses=1000)
+    assert len(s.draws) == 150
+
+
+def test_positive_render_budget_just_inside_and_spent():
+    s = _Script([(True, False)], [Verdict.REJECT, Verdict.UNSCORED, Verdict.ACCEPT])
+    pose, shot, attempts, renders = _search("positive", s, max_renders=3)
+    assert shot.verdict == Verdict.ACCEPT and (attempts, renders) == (3, 3)
+    assert s.shots == [("view-0", 1), ("view-1", 2), ("view-2", 3)]
+    s = _Script([(True, False)], [Verdict.REJECT, Verdict.EXCLUDED, Verdict.UNSCORED, Verdict.ACCEPT])
+    with pytest.raises(NoAcceptablePose, match="^f-1$"):
+        _search("positive", s, max_renders=3)
+    assert len(s.shots) == 3 and s.draws == [0, 1, 2]
+    s = _Script([(True, False)], [Verdict.REJECT])
+    with pytest.raises(NoAcceptablePose):
+        _search("positive", s, max_renders=1)
+    assert len(s.shots) == 1
+
+
+def test_poses_drawn_after_a_rejected_render_count_against_the_pose_budget():
+    s = _Script([(True, False), (False, False), (False, False)], [Verdict.REJECT])
+    with pytest.raises(NoAcceptablePose):
+        _search("positive", s, max_poses=3, max_renders=5)
+    assert s.draws == [0, 1, 2] and len(s.shots) == 1
+
+
+def test_next_redraw_gives_up_after_twelve_scene_draws():
+    assert next_redraw("random-00002", 0) == 1 and next_redraw("random-00002", 10) == 11
+    with pytest.raises(RuntimeError) as exc:
+        next_redraw("random-00002", 11)
+    assert str(exc.value) == "random-00002: no acceptable frame in 12 scene draws x 150 poses"
+
+
+class _Farm:
+    """Scripted builds and renders: `fail` holds the (redraw, view) pairs whose render finds no pose."""
+
+    def __init__(self, fail=(), stop_after=None):
+        self.fail, self.stop_after, self.log, self.renders = set(fail), stop_after, [], 0
+
+    def build(self, redraw):
+        self.log.append(("build", redraw))
+        return f"scene-{redraw}", f"geo-{redraw}", {"build_s": 3.0 + redraw, "export_s": 1.0}
+
+    def render(self, scene, geo, view, timings, redraw):
+        self.log.append(("render", scene, geo, view, timings, redraw))
+        self.renders += 1
+        if (redraw, view) in self.fail:
+            raise NoAcceptablePose(f"view {view}")
+
+    def should_stop(self):
+        return self.stop_after is not None and self.renders >= self.stop_after
+
+
+def test_render_views_charges_the_build_to_the_first_frame_only():
+    f = _Farm()
+    render_views("s", [0, 1], f.build, f.render, f.should_stop)
+    assert f.log == [("build", 0), ("render", "scene-0", "geo-0", 0, {"build_s": 3.0, "export_s": 1.0}, 0),
+                     ("render", "scene-0", "geo-0", 1, {"build_s": 0.0, "export_s": 0.0}, 0)]
+    assert NO_BUILD_TIMINGS == {"build_s": 0.0, "export_s": 0.0}
+    f = _Farm()
+    render_views("s", [], f.build, f.render, f.should_stop)
+    assert f.log == []
+
+
+def test_render_views_redraws_the_scene_for_the_views_not_done():
+    f = _Farm(fail={(0, 1), (1, 2)})
+    render_views("s", [0, 1, 2], f.build, f.render, f.should_stop)
+    assert [e[3] if e[0] == "render" else e for e in f.log] == [
+        ("build", 0), 0, 1, ("build", 1), 1, 2, ("build", 2), 2]
+    assert f.log[4] == ("render", "scene-1", "geo-1", 1, {"build_s": 4.0, "export_s": 1.0}, 1)
+    assert f.log[-1] == ("render", "scene-2", "geo-2", 2, {"build_s": 5.0, "export_s": 1.0}, 2)
+
+
+def test_render_views_fails_after_max_scene_redraws():
+    f = _Farm(fail={(r, 0) for r in range(20)})
+    with pytest.raises(RuntimeError, match=r"^s: no acceptable frame in 12 scene draws x 150 poses$") as exc:
+        render_views("s", [0], f.build, f.render, f.should_stop)
+    assert [e for e in f.log if e[0] == "build"] == [("build", r) for r in range(12)]
+    assert exc.value.__suppress_context__ is True
+
+
+def test_render_views_stops_between_frames_and_before_builds():
+    f = _Farm(stop_after=1)
+    with pytest.raises(JobStopped, match="^s$"):
+        render_views("s", [0, 1], f.build, f.render, f.should_stop)
+    assert [e[0] for e in f.log] == ["build", "render"]
+    f = _Farm(stop_after=0)
+    with pytest.raises(JobStopped):
+        render_views("s", [0], f.build, f.render, f.should_stop)
+    assert f.log == []
+
+
+def _photo():
+    return develop(_passes(), {"cycles": 1, "isp": 21, "isp_noise": 22})
+
+
+def test_judge_scores_scene_then_frame_terms_and_the_sanity_check():
+    photo = _photo()
+    frame_term = _term("f", True, side="frame")
+    scorer = _Scorer(frame_terms=[frame_term])
+    view = _calib().sample_view(sample_spec(_job(3)), np.random.default_rng(0), 0, 8)
+    shot = judge("geo", scorer, Pose(view, [OK], False), photo)
+    assert shot.photo is photo and shot.terms == [OK, frame_term]
+    assert shot.sanity == check_frame(photo.image, False) and shot.sanity.ok
+    assert shot.verdict == Verdict.ACCEPT
+    assert shot.frame.image is photo.image and shot.frame.depth is photo.passes.depth
+    assert shot.frame.object_index is photo.passes.object_index
+    assert scorer.calls == [("frame", 0, (6, 8, 3))]
+    inside = judge("geo", scorer, Pose(view, [OK], True), photo)
+    assert inside.verdict == Verdict.EXCLUDED and not inside.sanity.ok and inside.terms == [OK, frame_term]
+    bad = judge("geo", _Scorer(frame_terms=[_term("f", False, side="frame")]), Pose(view, [OK], False), photo)
+    assert bad.verdict == Verdict.REJECT
+
+
+def test_frame_timings():
+    t = frame_timings({"build_s": 2.0, "export_s": 0.5}, _passes(), 0.25, 0.125)
+    assert list(t.items()) == [("build_s", 2.0), ("export_s", 0.5), ("render_s", 1.25), ("pass_render_s", 0.5),
+                               ("isp_s", 0.25), ("score_s", 0.125)]
+
+
+def test_save_frame_files_writes_the_jpeg_and_both_passes(tmp_path):
+    store = RunStore(tmp_path / "calib")
+    store.create()
+    photo = _photo()
+    assert save_frame_files(store, "calib-random-00003-01", photo) == (
+        "frames/calib-random-00003-01.jpg", "passes/calib-random-00003-01.npz")
+    assert (store.dir / "frames" / "calib-random-00003-01.jpg").read_bytes() == photo.jpeg
+    with np.load(store.dir / "passes" / "calib-random-00003-01.npz") as z:
+        assert sorted(z.files) == ["depth", "object_index"]
+        assert np.array_equal(z["depth"], photo.passes.depth)
+        assert np.array_equal(z["object_index"], photo.passes.object_index)
+
+
+def test_frame_record_from_its_parts():
+    j = _job(3, "positive")
+    view = _calib().sample_view(sample_spec(j), np.random.default_rng(0), 1, 8)
+    photo = _photo()
+    sanity = check_frame(photo.image, False)
+    parts = ("scenebench", 7, "calib", "positive", 3, "redraw", 2, 1)
+    reject = _term("r", False, side="frame")
+    timings = {"build_s": 0.0, "score_s": 0.5}
+    for terms, verdict, failing in (([OK], Verdict.ACCEPT, None), ([OK, GRAY, reject], Verdict.REJECT, "r"),
+                                    ([OK, GRAY], Verdict.UNSCORED, "g"), ([OK], Verdict.EXCLUDED, None)):
+        rec = frame_record(j, "calib-positive-00003-01", "positive-00003-r2", 1, parts, Pose(view, [OK], False),
+                           Shot(photo, None, terms, sanity, verdict), {"k": 1}, "frames/x.jpg", "passes/x.npz",
+                           7, 2, timings)
+        assert isinstance(rec, FrameRecord)
+        assert rec.model_dump() == {
+            "schema_version": 1, "frame_id": "calib-positive-00003-01", "env": "calib",
+            "scene_id": "positive-00003-r2", "view_index": 1,
+            "seed": _blake("scenebench/7/calib/positive/3/redraw/2/1/frame"), "stratum": "positive",
+            "target": view.target, "camera": view.pose.model_dump(mode="json"),
+            "terms": [t.model_dump() for t in terms], "verdict": verdict.value, "failing_term": failing,
+            "sanity": {"ok": True, "reasons": []}, "ground_truth": {"k": 1}, "image": "frames/x.jpg",
+            "passes": "passes/x.npz", "isp": photo.isp.model_dump(mode="json"), "pose_attempts": 7, "renders": 2,
+            "timings": timings}

@@ -78,19 +78,30 @@ def build_scene(job: SceneJob, redraw: int = 0):
     from blender_envs.core.scene_reset import reset_scene
     from blender_envs.core.settings import RenderSettings
 
-    env = get_environment(job.env)
-    store = RunStore(job.run_dir)
     t0 = time.perf_counter()
     spec = sample_spec(job, redraw)
     scene = reset_scene()
-    configure_cycles(scene, RenderSettings.model_validate(job.quality),
-                     cycles_seed(derive_seed(*_seed_parts(job, redraw), "cycles")))
+    configure_cycles(scene, RenderSettings.model_validate(job.quality), scene_cycles_seed(job, redraw))
     configure_device(scene, job.device)
-    info = env.build_function()(scene, spec)
+    info = get_environment(job.env).build_function()(scene, spec)
     t_build = time.perf_counter() - t0
-
     t0 = time.perf_counter()
-    arrays = export_world_triangles(scene)
+    geo = save_scene(job, RunStore(job.run_dir), spec, info, export_world_triangles(scene), redraw)
+    return scene, geo, build_timings(t_build, time.perf_counter() - t0)
+
+
+def scene_cycles_seed(job: SceneJob, redraw: int = 0) -> int:
+    """The seed the scene's Cycles settings start from (each frame's render then reseeds)."""
+    return cycles_seed(derive_seed(*_seed_parts(job, redraw), "cycles"))
+
+
+def build_timings(build_s: float, export_s: float) -> dict[str, float]:
+    return {"build_s": build_s, "export_s": export_s}
+
+
+def save_scene(job: SceneJob, store: RunStore, spec, info, arrays: dict, redraw: int = 0) -> SceneGeometry:
+    """Write the built scene's triangles and state file (scenes/<id>.npz, .json); the geometry
+    the scorers read, with the mesh as it was written."""
     scene_id = scene_id_of(job, redraw)
     mesh_path = store.scene_mesh_path(scene_id)
     atomic.save_npz(mesh_path, **arrays)
@@ -98,8 +109,7 @@ def build_scene(job: SceneJob, redraw: int = 0):
                        objects=info.objects, key_points=info.key_points, meshes=store.rel(mesh_path))
     atomic.write_text(store.scene_json_path(scene_id), state.model_dump_json(indent=2) + "\n")
     mesh = SceneMesh(**arrays)
-    geo = SceneGeometry(spec=spec, state=state, mesh=mesh, raycaster=Raycaster(mesh))
-    return scene, geo, {"build_s": t_build, "export_s": time.perf_counter() - t0}
+    return SceneGeometry(spec=spec, state=state, mesh=mesh, raycaster=Raycaster(mesh))
 
 
 def run_scene_job(job: SceneJob, emit: Callable[[FrameRecord], None],
@@ -118,7 +128,7 @@ def run_scene_job(job: SceneJob, emit: Callable[[FrameRecord], None],
     render_views(job.scene_id, job.views, lambda redraw: build_scene(job, redraw), render, should_stop)
 
 
-NO_BUILD_TIMINGS = {"build_s": 0.0, "export_s": 0.0}
+NO_BUILD_TIMINGS = build_timings(0.0, 0.0)
 
 
 def render_views(scene_id: str, views, build: Callable, render: Callable,
@@ -305,30 +315,41 @@ def save_frame_files(store: RunStore, frame_id: str, photo: Photo) -> tuple[str,
 
 def _render_view(job, env, scorer, quality, store, geo, scene, view_index, emit, scene_timings,
                  redraw: int = 0) -> None:
+    def shoot(camera, parts: tuple, attempt: int) -> Photo:
+        return photograph(scene, camera, quality, parts, attempt)
+
+    emit(take_frame(job, env, scorer, store, geo, view_index, quality.long_side_px, scene_timings, shoot, redraw))
+
+
+def take_frame(job: SceneJob, env, scorer, store: RunStore, geo: SceneGeometry, view_index: int, long_side: int,
+               scene_timings: dict[str, float], shoot: Callable[[object, tuple, int], Photo],
+               redraw: int = 0) -> FrameRecord:
+    """One frame of the job's scene: search its pose (`shoot(camera pose, seed parts, attempt)`
+    takes a picture), write its files and return its record."""
     frame_id = frame_id_for(job.env, job.stratum, job.scene_index, view_index)
     parts = (*_seed_parts(job, redraw), view_index)
     clock = {"score_s": 0.0}
 
     def draw(attempt: int) -> Pose:
         t0 = time.perf_counter()
-        view, scene_terms = _draw_view(job, env, scorer, geo, view_index, attempt, quality.long_side_px, redraw)
+        view, scene_terms = _draw_view(job, env, scorer, geo, view_index, attempt, long_side, redraw)
         pose = Pose(view, scene_terms, camera_inside_mesh(geo.raycaster, geo.mesh, view.pose.center))
         clock["score_s"] += time.perf_counter() - t0
         return pose
 
-    def shoot(pose: Pose, attempt: int) -> Shot:
-        photo = photograph(scene, pose.view.pose, quality, parts, attempt)
+    def render(pose: Pose, attempt: int) -> Shot:
+        photo = shoot(pose.view.pose, parts, attempt)
         t0 = time.perf_counter()
         shot = judge(geo, scorer, pose, photo)
         clock["score_s"] += time.perf_counter() - t0
         return shot
 
     pose, shot, attempts, renders = search_frame(job.stratum, job.max_pose_attempts, job.max_renders_per_frame,
-                                                 frame_id, draw, shoot)
+                                                 frame_id, draw, render)
     image, passes = save_frame_files(store, frame_id, shot.photo)
-    emit(frame_record(job, frame_id, geo.state.scene_id, view_index, parts, pose, shot,
-                      scorer.ground_truth(geo, pose.view, shot.frame), image, passes, attempts, renders,
-                      frame_timings(scene_timings, shot.photo.passes, shot.photo.isp_s, clock["score_s"])))
+    return frame_record(job, frame_id, geo.state.scene_id, view_index, parts, pose, shot,
+                        scorer.ground_truth(geo, pose.view, shot.frame), image, passes, attempts, renders,
+                        frame_timings(scene_timings, shot.photo.passes, shot.photo.isp_s, clock["score_s"]))
 
 
 def judge(geo: SceneGeometry, scorer, pose: Pose, photo: Photo) -> Shot:

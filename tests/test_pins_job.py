@@ -410,3 +410,152 @@ def test_frame_record_from_its_parts():
             "sanity": {"ok": True, "reasons": []}, "ground_truth": {"k": 1}, "image": "frames/x.jpg",
             "passes": "passes/x.npz", "isp": photo.isp.model_dump(mode="json"), "pose_attempts": 7, "renders": 2,
             "timings": timings}
+
+
+# -- the scene's files and a whole frame, with the picture developed from synthetic passes -------
+
+from geometry.raycast import SceneMesh
+from geometry.scene import BuildInfo, SceneObject, SceneState
+from render_farm.job import build_timings, save_scene, scene_cycles_seed, take_frame
+
+
+def _cube(center, half=50.0):
+    """A closed cube (12 triangles, outward winding) of the given half size around `center`."""
+    c = np.asarray(center, float)
+    corners = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], float) * half + c
+    quads = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
+    tris = []
+    for a, b, q, d in quads:
+        for t in ((a, b, q), (a, q, d)):
+            n = np.cross(corners[t[1]] - corners[t[0]], corners[t[2]] - corners[t[0]])
+            outward = np.dot(n, corners[list(t)].mean(0) - c) > 0
+            tris.append(t if outward else (t[0], t[2], t[1]))
+    return {"vertices": corners.astype(np.float32), "triangles": np.array(tris, np.int32),
+            "tri_object_id": np.ones(12, np.int32), "object_ids": np.array([1], np.int32),
+            "object_names": np.array(["box"])}
+
+
+def _far_floor():
+    """A single triangle far below every calib camera: the camera is never inside anything."""
+    return {"vertices": np.array([[-1e3, -1e3, -50], [1e3, -1e3, -50], [0, 1e3, -50]], np.float32),
+            "triangles": np.array([[0, 1, 2]], np.int32), "tri_object_id": np.ones(1, np.int32),
+            "object_ids": np.array([1], np.int32), "object_names": np.array(["floor"])}
+
+
+INFO = BuildInfo(objects=[SceneObject(id=1, name="floor", category="floor", pass_index=1)],
+                 key_points={"p": [0.0, 1.0, 2.0]})
+
+
+def test_scene_cycles_seed_and_build_timings():
+    assert scene_cycles_seed(_job(3)) == _blake("scenebench/7/calib/random/3/cycles") % (2**31 - 1)
+    assert scene_cycles_seed(_job(3), 2) == _blake("scenebench/7/calib/random/3/redraw/2/cycles") % (2**31 - 1)
+    assert build_timings(1.5, 0.25) == {"build_s": 1.5, "export_s": 0.25}
+
+
+def test_save_scene_writes_the_mesh_and_state_the_scorers_read(tmp_path):
+    j = _job(3)
+    store = RunStore(tmp_path / "calib")
+    store.create()
+    spec = sample_spec(j, 1)
+    geo = save_scene(j, store, spec, INFO, _far_floor(), redraw=1)
+    state_path = store.dir / "scenes" / "random-00003-r1.json"
+    text = state_path.read_text()
+    assert text.endswith("}\n") and text.startswith('{\n  "schema_version"')     # indent=2 and a newline
+    state = SceneState.model_validate_json(text)
+    assert state == geo.state
+    assert state.env == "calib" and state.scene_id == "random-00003-r1" and state.meshes == "scenes/random-00003-r1.npz"
+    assert state.spec == spec.model_dump(mode="json") and state.objects == INFO.objects
+    assert state.key_points == {"p": [0.0, 1.0, 2.0]}
+    with np.load(store.dir / "scenes" / "random-00003-r1.npz") as z:
+        assert sorted(z.files) == sorted(_far_floor()) and np.array_equal(z["triangles"], [[0, 1, 2]])
+    assert geo.spec is spec and isinstance(geo.mesh, SceneMesh) and geo.mesh.triangles.shape == (1, 3)
+    t, _, tri, _ = geo.raycaster.cast(np.array([[0.0, 0.0, 0.0]]), np.array([[0.0, 0.0, -1.0]]))
+    assert tri[0] == 0 and abs(t[0] - 50.0) < 1e-4                                 # a raycaster over that mesh
+
+
+class _FrameScorer(_Scorer):
+    """Scene-side verdicts scripted per pose attempt, one frame-side term, a ground truth."""
+
+    def __init__(self, scene_ok_from=0, frame_ok=True):
+        super().__init__()
+        self.scene_ok_from, self.frame_ok = scene_ok_from, frame_ok
+
+    def score_scene(self, geo, view):
+        self.calls.append(("scene", view.view_index, view.attempt))
+        return [_term("s", view.attempt >= self.scene_ok_from)]
+
+    def score_frame(self, geo, view, frame):
+        self.calls.append(("frame", view.view_index, view.attempt))
+        return [_term("f", self.frame_ok, side="frame")]
+
+    def ground_truth(self, geo, view, frame=None):
+        return {"target": view.target, "pixels": int(frame.image.shape[0] * frame.image.shape[1])}
+
+
+def _take(tmp_path, job, scorer, mesh, view_index=1, redraw=0):
+    store = RunStore(tmp_path / "calib")
+    store.create()
+    geo = save_scene(job, store, sample_spec(job, redraw), INFO, mesh, redraw)
+    shots = []
+
+    def shoot(camera, parts, attempt):
+        shots.append((parts, attempt))
+        return develop(_passes(camera.height, camera.width), photo_seeds(parts, attempt))
+
+    rec = take_frame(job, _calib(), scorer, store, geo, view_index, 40, {"build_s": 2.0, "export_s": 1.0}, shoot,
+                     redraw)
+    return store, rec, shots
+
+
+def test_take_frame_random_stratum(tmp_path):
+    j = _job(3)
+    store, rec, shots = _take(tmp_path, j, _FrameScorer(scene_ok_from=5), _far_floor())
+    parts = ("scenebench", 7, "calib", "random", 3, 1)
+    view = _calib().sample_view(sample_spec(j), np.random.default_rng(_blake("scenebench/7/calib/random/3/1/view/0")),
+                                1, 40, attempt=0)
+    assert shots == [(parts, 1)]
+    assert rec.frame_id == "calib-random-00003-01" and rec.scene_id == "random-00003" and rec.view_index == 1
+    assert rec.seed == _blake("scenebench/7/calib/random/3/1/frame") and rec.stratum == "random"
+    assert rec.camera == view.pose.model_dump(mode="json") and rec.target == view.target
+    assert [t.name for t in rec.terms] == ["s", "f"] and rec.verdict == "reject" and rec.failing_term == "s"
+    assert rec.sanity == {"ok": True, "reasons": []}
+    assert rec.ground_truth == {"target": view.target, "pixels": view.pose.width * view.pose.height}
+    assert (rec.pose_attempts, rec.renders) == (1, 1)
+    assert rec.image == "frames/calib-random-00003-01.jpg" and rec.passes == "passes/calib-random-00003-01.npz"
+    photo = develop(_passes(view.pose.height, view.pose.width), photo_seeds(parts, 1))
+    assert (store.dir / rec.image).read_bytes() == photo.jpeg and rec.isp == photo.isp.model_dump(mode="json")
+    assert list(rec.timings)[:4] == ["build_s", "export_s", "render_s", "pass_render_s"]
+    assert rec.timings["build_s"] == 2.0 and rec.timings["render_s"] == 1.25 and rec.timings["score_s"] > 0
+
+
+def test_take_frame_positive_stratum_culls_then_keeps_an_accepted_frame(tmp_path):
+    j = _job(3, "positive")
+    store, rec, shots = _take(tmp_path, j, _FrameScorer(scene_ok_from=2), _far_floor(), redraw=1)
+    parts = ("scenebench", 7, "calib", "positive", 3, "redraw", 1, 1)
+    assert shots == [(parts, 3)]                     # poses 0 and 1 culled on the scene side
+    assert rec.scene_id == "positive-00003-r1" and rec.frame_id == "calib-positive-00003-01"
+    assert rec.seed == _blake("scenebench/7/calib/positive/3/redraw/1/1/frame")
+    assert rec.verdict == "accept" and rec.failing_term is None and (rec.pose_attempts, rec.renders) == (3, 1)
+    view = _calib().sample_view(sample_spec(j, 1), np.random.default_rng(
+        _blake("scenebench/7/calib/positive/3/redraw/1/1/view/2")), 1, 40, attempt=2)
+    assert rec.camera == view.pose.model_dump(mode="json")
+
+
+def test_take_frame_camera_inside_a_solid(tmp_path):
+    j = _job(3)
+    view = _calib().sample_view(sample_spec(j), np.random.default_rng(_blake("scenebench/7/calib/random/3/1/view/0")),
+                                1, 40, attempt=0)
+    store, rec, _ = _take(tmp_path, j, _FrameScorer(), _cube(view.pose.center))
+    assert rec.verdict == "excluded" and rec.sanity["ok"] is False and "camera" in " ".join(rec.sanity["reasons"])
+    assert rec.failing_term is None                  # every term passed; only the sanity check failed
+    # the positive stratum never renders a pose whose camera sits inside a solid
+    with pytest.raises(NoAcceptablePose, match="^calib-positive-00003-01$"):
+        _take(tmp_path / "p", _job(3, "positive", max_pose_attempts=3), _FrameScorer(), _cube([0, 0, 0], 1e3))
+
+
+def test_take_frame_positive_gives_up_after_max_renders(tmp_path):
+    j = _job(3, "positive", max_renders_per_frame=2)
+    store = RunStore(tmp_path / "calib")
+    with pytest.raises(NoAcceptablePose):
+        _take(tmp_path, j, _FrameScorer(frame_ok=False), _far_floor())
+    assert not list((tmp_path / "calib" / "frames").iterdir())      # nothing written for a frame not taken

@@ -123,7 +123,10 @@ def run_scene_job(job: SceneJob, emit: Callable[[FrameRecord], None],
     scorer, quality, store = env.scorer_module(), RenderSettings.model_validate(job.quality), RunStore(job.run_dir)
 
     def render(scene, geo, view_index, scene_timings, redraw):
-        _render_view(job, env, scorer, quality, store, geo, scene, view_index, emit, scene_timings, redraw)
+        def shoot(camera, parts, attempt):
+            return photograph(scene, camera, quality, parts, attempt)
+
+        emit(take_frame(job, env, scorer, store, geo, view_index, quality.long_side_px, scene_timings, shoot, redraw))
 
     render_views(job.scene_id, job.views, lambda redraw: build_scene(job, redraw), render, should_stop)
 
@@ -311,14 +314,6 @@ def save_frame_files(store: RunStore, frame_id: str, photo: Photo) -> tuple[str,
     atomic.write_bytes(image_path, photo.jpeg)
     atomic.save_npz(passes_path, depth=photo.passes.depth, object_index=photo.passes.object_index)
     return store.rel(image_path), store.rel(passes_path)
-
-
-def _render_view(job, env, scorer, quality, store, geo, scene, view_index, emit, scene_timings,
-                 redraw: int = 0) -> None:
-    def shoot(camera, parts: tuple, attempt: int) -> Photo:
-        return photograph(scene, camera, quality, parts, attempt)
-
-    emit(take_frame(job, env, scorer, store, geo, view_index, quality.long_side_px, scene_timings, shoot, redraw))
 
 
 def take_frame(job: SceneJob, env, scorer, store: RunStore, geo: SceneGeometry, view_index: int, long_side: int,

@@ -1,5 +1,8 @@
-"""The parts of render_farm/job.py that run without Blender: seed parts, scene ids of redrawn
-scenes, the scene spec's seeding and the fault plan (the rest is covered by render tests)."""
+"""Everything render_farm/job.py decides, without Blender: seed parts and scene ids of redrawn
+scenes, the spec's seeding, the fault plan, the positive stratum's pose/render retry policy, the
+redraw loop, the scene's files and a whole frame's record (the picture developed by the real ISP
+from synthetic passes). Only build_scene, photograph and run_scene_job's wiring need Blender:
+tests/test_farm.py and the env render tests cover them."""
 from __future__ import annotations
 
 import hashlib

@@ -119,16 +119,25 @@ def run_scene_job(job: SceneJob, emit: Callable[[FrameRecord], None],
     from blender_envs.core.settings import RenderSettings
 
     _inject_faults(job)
-    env = get_environment(job.env)
-    scorer, quality, store = env.scorer_module(), RenderSettings.model_validate(job.quality), RunStore(job.run_dir)
+    env, quality = get_environment(job.env), RenderSettings.model_validate(job.quality)
+    run_views(job, env, env.scorer_module(), quality.long_side_px, emit, should_stop,
+              build=lambda redraw: build_scene(job, redraw),
+              shoot=lambda scene, camera, parts, attempt: photograph(scene, camera, quality, parts, attempt))
+
+
+def run_views(job: SceneJob, env, scorer, long_side: int, emit: Callable[[FrameRecord], None],
+              should_stop: Callable[[], bool], build: Callable, shoot: Callable) -> None:
+    """The job's frames, one record emitted per frame taken: `build(redraw)` builds a scene draw,
+    `shoot(scene, camera pose, seed parts, attempt)` takes a picture in it (Blender in a run)."""
+    store = RunStore(job.run_dir)
 
     def render(scene, geo, view_index, scene_timings, redraw):
-        def shoot(camera, parts, attempt):
-            return photograph(scene, camera, quality, parts, attempt)
+        def shoot_here(camera, parts, attempt):
+            return shoot(scene, camera, parts, attempt)
 
-        emit(take_frame(job, env, scorer, store, geo, view_index, quality.long_side_px, scene_timings, shoot, redraw))
+        emit(take_frame(job, env, scorer, store, geo, view_index, long_side, scene_timings, shoot_here, redraw))
 
-    render_views(job.scene_id, job.views, lambda redraw: build_scene(job, redraw), render, should_stop)
+    render_views(job.scene_id, job.views, build, render, should_stop)
 
 
 NO_BUILD_TIMINGS = build_timings(0.0, 0.0)
@@ -211,13 +220,13 @@ def photo_seeds(parts: tuple, attempt: int) -> dict[str, int]:
             "isp_noise": derive_seed(*parts, "isp_noise", attempt)}
 
 
-def develop(passes, seeds: dict[str, int]) -> Photo:
+def develop(passes, seeds: dict[str, int], clock: Callable[[], float] = time.perf_counter) -> Photo:
     """Develop rendered passes through the phone ISP with the picture's seeds (no bpy)."""
-    t0 = time.perf_counter()
+    t0 = clock()
     isp_params = sample_isp_params(np.random.default_rng(seeds["isp"]))
     _, jpeg = process_frame(passes.linear_rgb, isp_params, np.random.default_rng(seeds["isp_noise"]))
     image = np.asarray(Image.open(io.BytesIO(jpeg)).convert("RGB"))
-    return Photo(passes, isp_params, jpeg, image, time.perf_counter() - t0)
+    return Photo(passes, isp_params, jpeg, image, clock() - t0)
 
 
 def photograph(scene, pose, quality, parts: tuple, attempt: int) -> Photo:
@@ -318,25 +327,25 @@ def save_frame_files(store: RunStore, frame_id: str, photo: Photo) -> tuple[str,
 
 def take_frame(job: SceneJob, env, scorer, store: RunStore, geo: SceneGeometry, view_index: int, long_side: int,
                scene_timings: dict[str, float], shoot: Callable[[object, tuple, int], Photo],
-               redraw: int = 0) -> FrameRecord:
+               redraw: int = 0, clock: Callable[[], float] = time.perf_counter) -> FrameRecord:
     """One frame of the job's scene: search its pose (`shoot(camera pose, seed parts, attempt)`
     takes a picture), write its files and return its record."""
     frame_id = frame_id_for(job.env, job.stratum, job.scene_index, view_index)
     parts = (*_seed_parts(job, redraw), view_index)
-    clock = {"score_s": 0.0}
+    spent = {"score_s": 0.0}
 
     def draw(attempt: int) -> Pose:
-        t0 = time.perf_counter()
+        t0 = clock()
         view, scene_terms = _draw_view(job, env, scorer, geo, view_index, attempt, long_side, redraw)
         pose = Pose(view, scene_terms, camera_inside_mesh(geo.raycaster, geo.mesh, view.pose.center))
-        clock["score_s"] += time.perf_counter() - t0
+        spent["score_s"] += clock() - t0
         return pose
 
     def render(pose: Pose, attempt: int) -> Shot:
         photo = shoot(pose.view.pose, parts, attempt)
-        t0 = time.perf_counter()
+        t0 = clock()
         shot = judge(geo, scorer, pose, photo)
-        clock["score_s"] += time.perf_counter() - t0
+        spent["score_s"] += clock() - t0
         return shot
 
     pose, shot, attempts, renders = search_frame(job.stratum, job.max_pose_attempts, job.max_renders_per_frame,
@@ -344,7 +353,7 @@ def take_frame(job: SceneJob, env, scorer, store: RunStore, geo: SceneGeometry, 
     image, passes = save_frame_files(store, frame_id, shot.photo)
     return frame_record(job, frame_id, geo.state.scene_id, view_index, parts, pose, shot,
                         scorer.ground_truth(geo, pose.view, shot.frame), image, passes, attempts, renders,
-                        frame_timings(scene_timings, shot.photo.passes, shot.photo.isp_s, clock["score_s"]))
+                        frame_timings(scene_timings, shot.photo.passes, shot.photo.isp_s, spent["score_s"]))
 
 
 def judge(geo: SceneGeometry, scorer, pose: Pose, photo: Photo) -> Shot:

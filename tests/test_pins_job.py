@@ -121,6 +121,7 @@ class _Scorer:
 
     def score_scene(self, geo, view):
         self.calls.append(("scene", view.view_index, view.attempt))
+        self.long_sides = getattr(self, "long_sides", []) + [max(view.pose.width, view.pose.height)]
         return list(self.scene_terms)
 
     def score_frame(self, geo, view, frame):
@@ -158,6 +159,7 @@ def test_scene_side_terms_are_the_first_pose_of_each_view():
     scorer = _Scorer([GRAY])
     assert scene_side_terms(j, env, scorer, geo, 3) == [[GRAY], [GRAY], [GRAY]]
     assert scorer.calls == [("scene", 0, 0), ("scene", 1, 0), ("scene", 2, 0)]
+    assert scorer.long_sides == [48, 48, 48]                       # the job's quality sets the image size
     assert scene_side_terms(j, env, scorer, geo, 0) == []
 
 
@@ -185,6 +187,8 @@ def test_develop_uses_the_isp_seed_for_parameters_and_the_noise_seed_for_noise()
     assert photo.jpeg == process_frame(passes.linear_rgb, params, np.random.default_rng(12))[1]
     assert photo.jpeg[:2] == b"\xff\xd8" and photo.image.shape == (6, 8, 3) and photo.image.dtype == np.uint8
     assert photo.isp_s >= 0
+    ticks = iter([10.0, 10.75])
+    assert develop(passes, {"cycles": 1, "isp": 11, "isp_noise": 12}, clock=lambda: next(ticks)).isp_s == 0.75
     other = develop(passes, {"cycles": 1, "isp": 11, "isp_noise": 13})
     assert other.isp == params and other.jpeg != photo.jpeg          # only the noise differs
 
@@ -505,8 +509,9 @@ def _take(tmp_path, job, scorer, mesh, view_index=1, redraw=0):
         shots.append((parts, attempt))
         return develop(_passes(camera.height, camera.width), photo_seeds(parts, attempt))
 
+    ticks = iter(range(0, 10_000, 2))                # every timed step takes 2 s
     rec = take_frame(job, _calib(), scorer, store, geo, view_index, 40, {"build_s": 2.0, "export_s": 1.0}, shoot,
-                     redraw)
+                     redraw, clock=lambda: float(next(ticks)))
     return store, rec, shots
 
 
@@ -528,7 +533,8 @@ def test_take_frame_random_stratum(tmp_path):
     photo = develop(_passes(view.pose.height, view.pose.width), photo_seeds(parts, 1))
     assert (store.dir / rec.image).read_bytes() == photo.jpeg and rec.isp == photo.isp.model_dump(mode="json")
     assert list(rec.timings)[:4] == ["build_s", "export_s", "render_s", "pass_render_s"]
-    assert rec.timings["build_s"] == 2.0 and rec.timings["render_s"] == 1.25 and rec.timings["score_s"] > 0
+    assert rec.timings["build_s"] == 2.0 and rec.timings["render_s"] == 1.25
+    assert rec.timings["score_s"] == 4.0             # one pose drawn and one picture scored, 2 s each
 
 
 def test_take_frame_positive_stratum_culls_then_keeps_an_accepted_frame(tmp_path):
@@ -539,6 +545,7 @@ def test_take_frame_positive_stratum_culls_then_keeps_an_accepted_frame(tmp_path
     assert rec.scene_id == "positive-00003-r1" and rec.frame_id == "calib-positive-00003-01"
     assert rec.seed == _blake("scenebench/7/calib/positive/3/redraw/1/1/frame")
     assert rec.verdict == "accept" and rec.failing_term is None and (rec.pose_attempts, rec.renders) == (3, 1)
+    assert rec.timings["score_s"] == 8.0             # three poses drawn, one picture scored
     view = _calib().sample_view(sample_spec(j, 1), np.random.default_rng(
         _blake("scenebench/7/calib/positive/3/redraw/1/1/view/2")), 1, 40, attempt=2)
     assert rec.camera == view.pose.model_dump(mode="json")
@@ -562,3 +569,53 @@ def test_take_frame_positive_gives_up_after_max_renders(tmp_path):
     with pytest.raises(NoAcceptablePose):
         _take(tmp_path, j, _FrameScorer(frame_ok=False), _far_floor())
     assert not list((tmp_path / "calib" / "frames").iterdir())      # nothing written for a frame not taken
+
+
+def _fake_build(job, tmp_path, mesh):
+    """A scene draw without Blender: the spec sampled as the job does, saved with a hand-made mesh."""
+    store = RunStore(job.run_dir)
+    store.create()
+    builds = []
+
+    def build(redraw):
+        builds.append(redraw)
+        return f"scene-{redraw}", save_scene(job, store, sample_spec(job, redraw), INFO, mesh, redraw), \
+            {"build_s": 5.0, "export_s": 0.5}
+    return build, builds
+
+
+def test_run_views_emits_one_record_per_view_with_pictures_from_the_drawn_scene(tmp_path):
+    from render_farm.job import run_views
+    j = _job(3, run_dir=str(tmp_path / "calib"))
+    build, builds = _fake_build(j, tmp_path, _far_floor())
+    shots, records = [], []
+
+    def shoot(scene, camera, parts, attempt):
+        shots.append((scene, parts[-1], attempt))
+        return develop(_passes(camera.height, camera.width), photo_seeds(parts, attempt))
+
+    run_views(j, _calib(), _FrameScorer(), 40, records.append, lambda: False, build, shoot)
+    assert builds == [0] and shots == [("scene-0", 0, 1), ("scene-0", 1, 1)]
+    assert [r.frame_id for r in records] == ["calib-random-00003-00", "calib-random-00003-01"]
+    assert [r.timings["build_s"] for r in records] == [5.0, 0.0]
+    assert all((tmp_path / "calib" / r.image).is_file() for r in records)
+    assert max(records[0].camera["width"], records[0].camera["height"]) == 40
+
+
+def test_run_views_redraws_a_positive_scene_without_an_acceptable_pose(tmp_path):
+    from render_farm.job import run_views
+    j = _job(3, "positive", run_dir=str(tmp_path / "calib"), max_pose_attempts=2)
+    build, builds = _fake_build(j, tmp_path, _far_floor())
+    records = []
+
+    class Scorer(_FrameScorer):
+        def score_scene(self, geo, view):       # the first scene draw never accepts a pose
+            return [_term("s", geo.state.scene_id.endswith("-r1"))]
+
+    run_views(j, _calib(), Scorer(), 40, records.append, lambda: False, build,
+              lambda scene, camera, parts, attempt: develop(_passes(camera.height, camera.width),
+                                                            photo_seeds(parts, attempt)))
+    assert builds == [0, 1]
+    assert [(r.frame_id, r.scene_id, r.pose_attempts) for r in records] == [
+        ("calib-positive-00003-00", "positive-00003-r1", 1), ("calib-positive-00003-01", "positive-00003-r1", 1)]
+    assert records[0].seed == _blake("scenebench/7/calib/positive/3/redraw/1/0/frame")

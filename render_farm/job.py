@@ -61,11 +61,24 @@ def sample_spec(job: SceneJob, redraw: int = 0):
     return env.sample_scene(rng_for(*parts, "scene"), scene_id_of(job, redraw), derive_seed(*parts, "scene"))
 
 
-def _inject_faults(job: SceneJob) -> None:
+INJECTED_EXIT_STATUS = 17   # the status of a worker the fault plan kills
+
+
+def fault_due(job: SceneJob) -> str | None:
+    """'exit' or 'raise' when the fault plan fails this attempt of the job, else None."""
     f = job.faults
     if job.scene_id in f.exit_in and job.attempt < f.exit_times:
-        os._exit(17)  # a worker that dies mid-job, as a segfaulting Blender would
+        return "exit"
     if job.scene_id in f.raise_in and job.attempt < f.raise_times:
+        return "raise"
+    return None
+
+
+def _inject_faults(job: SceneJob) -> None:
+    due = fault_due(job)
+    if due == "exit":
+        os._exit(INJECTED_EXIT_STATUS)  # a worker that dies mid-job, as a segfaulting Blender would
+    if due == "raise":
         raise InjectedFault(f"injected failure in {job.scene_id} (attempt {job.attempt})")
 
 
@@ -110,19 +123,6 @@ def save_scene(job: SceneJob, store: RunStore, spec, info, arrays: dict, redraw:
     atomic.write_text(store.scene_json_path(scene_id), state.model_dump_json(indent=2) + "\n")
     mesh = SceneMesh(**arrays)
     return SceneGeometry(spec=spec, state=state, mesh=mesh, raycaster=Raycaster(mesh))
-
-
-def run_scene_job(job: SceneJob, emit: Callable[[FrameRecord], None],
-                  should_stop: Callable[[], bool] = lambda: False) -> None:
-    """Build the scene, render the job's views, emit one record per finished frame;
-    raise JobStopped before the next build or frame once `should_stop()` is true."""
-    from blender_envs.core.settings import RenderSettings
-
-    _inject_faults(job)
-    env, quality = get_environment(job.env), RenderSettings.model_validate(job.quality)
-    run_views(job, env, env.scorer_module(), quality.long_side_px, emit, should_stop,
-              build=lambda redraw: build_scene(job, redraw),
-              shoot=lambda scene, camera, parts, attempt: photograph(scene, camera, quality, parts, attempt))
 
 
 def run_views(job: SceneJob, env, scorer, long_side: int, emit: Callable[[FrameRecord], None],
@@ -174,11 +174,12 @@ def next_redraw(scene_id: str, redraw: int) -> int:
     return redraw
 
 
-def scene_side_acceptance(job: SceneJob, poses_per_scene: int) -> list[list]:
+def scene_side_acceptance(job: SceneJob, poses_per_scene: int, build: Callable = build_scene) -> list[list]:
     """Scene-side terms of `poses_per_scene` random field poses of the job's scene, no
-    rendering: what the positive stratum culls on, and how its acceptance is measured."""
+    rendering: what the positive stratum culls on, and how its acceptance is measured
+    (`build` is Blender's build_scene; tests pass their own)."""
     env = get_environment(job.env)
-    _, geo, _ = build_scene(job)
+    _, geo, _ = build(job)
     return scene_side_terms(job, env, env.scorer_module(), geo, poses_per_scene)
 
 
@@ -232,12 +233,22 @@ def develop(passes, seeds: dict[str, int], clock: Callable[[], float] = time.per
 def photograph(scene, pose, quality, parts: tuple, attempt: int) -> Photo:
     """Render `pose` and develop it, seeded from the frame's coordinates `parts` and the
     attempt: the farm's one way to take a picture (benchmarks and doc tools reuse it)."""
+    return take_picture(lambda seed: _render(scene, pose, quality, seed), parts, attempt)
+
+
+def _render(scene, pose, quality, seed: int):
     from blender_envs.core.camera_rig import apply_camera_pose
     from blender_envs.core.render_passes import render_frame
 
-    seeds = photo_seeds(parts, attempt)
     apply_camera_pose(scene, pose)
-    return develop(render_frame(scene, quality, seed=seeds["cycles"]), seeds)
+    return render_frame(scene, quality, seed=seed)
+
+
+def take_picture(render: Callable[[int], object], parts: tuple, attempt: int,
+                 clock: Callable[[], float] = time.perf_counter) -> Photo:
+    """`render(cycles seed)` -> passes, developed with the same attempt's ISP seeds."""
+    seeds = photo_seeds(parts, attempt)
+    return develop(render(seeds["cycles"]), seeds, clock)
 
 
 @dataclass
@@ -362,3 +373,18 @@ def judge(geo: SceneGeometry, scorer, pose: Pose, photo: Photo) -> Shot:
     terms = pose.scene_terms + scorer.score_frame(geo, pose.view, frame)
     sanity = check_frame(photo.image, pose.inside)
     return Shot(photo, frame, terms, sanity, frame_verdict(terms, sanity.ok))
+
+
+def run_scene_job(job: SceneJob, emit: Callable[[FrameRecord], None],
+                  should_stop: Callable[[], bool] = lambda: False,
+                  build: Callable = build_scene, camera: Callable = photograph) -> None:
+    """Build the scene, render the job's views, emit one record per finished frame;
+    raise JobStopped before the next build or frame once `should_stop()` is true.
+    `build` and `camera` are Blender's (build_scene, photograph); tests pass their own."""
+    from blender_envs.core.settings import RenderSettings
+
+    _inject_faults(job)
+    env, quality = get_environment(job.env), RenderSettings.model_validate(job.quality)
+    run_views(job, env, env.scorer_module(), quality.long_side_px, emit, should_stop,
+              build=lambda redraw: build(job, redraw),
+              shoot=lambda scene, pose, parts, attempt: camera(scene, pose, quality, parts, attempt))

@@ -348,7 +348,7 @@ def test_render_views_stops_between_frames_and_before_builds():
         render_views("s", [0, 1], f.build, f.render, f.should_stop)
     assert [e[0] for e in f.log] == ["build", "render"]
     f = _Farm(stop_after=0)
-    with pytest.raises(JobStopped):
+    with pytest.raises(JobStopped, match="^s$"):
         render_views("s", [0], f.build, f.render, f.should_stop)
     assert f.log == []
 
@@ -619,3 +619,104 @@ def test_run_views_redraws_a_positive_scene_without_an_acceptable_pose(tmp_path)
     assert [(r.frame_id, r.scene_id, r.pose_attempts) for r in records] == [
         ("calib-positive-00003-00", "positive-00003-r1", 1), ("calib-positive-00003-01", "positive-00003-r1", 1)]
     assert records[0].seed == _blake("scenebench/7/calib/positive/3/redraw/1/0/frame")
+
+
+# -- the job's entry points with Blender's two steps (build, camera) replaced ---------------------
+
+from conftest import preview_quality
+from render_farm.job import INJECTED_EXIT_STATUS, fault_due, run_scene_job, scene_side_acceptance, take_picture
+
+CALIB_TARGETS = ("box_a", "box_b", "box_c", "pole", "card")
+CALIB_INFO = BuildInfo(objects=[SceneObject(id=i, name=n, category="target", pass_index=i)
+                                for i, n in enumerate(CALIB_TARGETS, start=1)])
+CALIB_TERMS = ["target_in_frame", "target_unoccluded", "target_size", "target_distance", "sharp_at_target"]
+
+
+def test_fault_due():
+    plan = FaultPlan(exit_in=["random-00000"], exit_times=2, raise_in=["random-00000", "random-00001"], raise_times=3)
+    j0, j1 = _job(0, faults=plan), _job(1, faults=plan)
+    assert [fault_due(j0.model_copy(update={"attempt": a})) for a in range(5)] == ["exit", "exit", "raise", None,
+                                                                                    None]
+    assert [fault_due(j1.model_copy(update={"attempt": a})) for a in range(4)] == ["raise"] * 3 + [None]
+    assert fault_due(_job(2, faults=plan)) is None and fault_due(_job(0)) is None
+    assert INJECTED_EXIT_STATUS == 17
+
+
+def test_take_picture_renders_with_the_attempts_cycles_seed():
+    parts = ("scenebench", 7, "calib", "random", 3, 1)
+    seeds = []
+
+    def render(seed):
+        seeds.append(seed)
+        return _passes()
+
+    photo = take_picture(render, parts, 2)
+    assert seeds == [_blake("scenebench/7/calib/random/3/1/cycles/2") % (2**31 - 1)]
+    assert photo.isp == sample_isp_params(np.random.default_rng(_blake("scenebench/7/calib/random/3/1/isp/2")))
+    assert photo.jpeg == develop(_passes(), photo_seeds(parts, 2)).jpeg
+    ticks = iter([1.0, 1.5])
+    assert take_picture(render, parts, 2, clock=lambda: next(ticks)).isp_s == 0.5
+
+
+def _calib_build(store_dir):
+    builds = []
+
+    def build(job, redraw=0):
+        builds.append(redraw)
+        store = RunStore(store_dir)
+        store.create()
+        return f"scene-{redraw}", save_scene(job, store, sample_spec(job, redraw), CALIB_INFO, _far_floor(), redraw), \
+            {"build_s": 1.0, "export_s": 0.0}
+    return build, builds
+
+
+def test_run_scene_job_with_the_real_calib_scorer(tmp_path):
+    from blender_envs.core.settings import RenderSettings
+    j = _job(3, run_dir=str(tmp_path / "calib"), quality=preview_quality(long_side_px=40))
+    build, builds = _calib_build(tmp_path / "calib")
+    pictures, records = [], []
+
+    def camera(scene, pose, quality, parts, attempt):
+        assert isinstance(quality, RenderSettings) and quality.long_side_px == 40
+        pictures.append((scene, parts, attempt))
+        return develop(_passes(pose.height, pose.width), photo_seeds(parts, attempt))
+
+    run_scene_job(j, records.append, build=build, camera=camera)
+    assert builds == [0]
+    assert pictures == [("scene-0", ("scenebench", 7, "calib", "random", 3, v), 1) for v in (0, 1)]
+    assert [r.frame_id for r in records] == ["calib-random-00003-00", "calib-random-00003-01"]
+    for r in records:
+        assert [t.name for t in r.terms] == CALIB_TERMS + ["target_pixels"]
+        assert r.verdict == "reject" and r.ground_truth["target_id"] == CALIB_TARGETS.index(r.target) + 1
+        assert max(r.camera["width"], r.camera["height"]) == 40
+        assert (tmp_path / "calib" / r.image).read_bytes()[:2] == b"\xff\xd8"
+
+
+def test_run_scene_job_faults_and_stop_come_before_any_build(tmp_path):
+    build, builds = _calib_build(tmp_path / "calib")
+    j = _job(0, run_dir=str(tmp_path / "calib"), quality=preview_quality(long_side_px=40),
+             faults=FaultPlan(raise_in=["random-00000"]))
+    with pytest.raises(InjectedFault):
+        run_scene_job(j, [].append, build=build, camera=None)
+    with pytest.raises(JobStopped, match="^random-00001$"):
+        run_scene_job(_job(1, run_dir=str(tmp_path / "calib"), quality=preview_quality(long_side_px=40)), [].append,
+                      should_stop=lambda: True, build=build, camera=None)
+    assert builds == []
+
+
+def test_scene_side_acceptance_scores_the_first_pose_of_each_view(tmp_path):
+    j = _job(3, run_dir=str(tmp_path / "calib"), quality=preview_quality(long_side_px=40))
+    build, builds = _calib_build(tmp_path / "calib")
+    out = scene_side_acceptance(j, 3, build=build)
+    assert builds == [0] and len(out) == 3
+    assert all([t.name for t in terms] == CALIB_TERMS and all(t.side == "scene" for t in terms) for terms in out)
+    assert out != scene_side_acceptance(_job(4, run_dir=str(tmp_path / "calib"), quality=j.quality), 3, build=build)
+
+
+def test_run_views_stop_names_the_scene(tmp_path):
+    from render_farm.job import run_views
+    j = _job(3, run_dir=str(tmp_path / "calib"))
+    build, builds = _fake_build(j, tmp_path, _far_floor())
+    with pytest.raises(JobStopped, match="^random-00003$"):
+        run_views(j, _calib(), _FrameScorer(), 40, [].append, lambda: True, build, None)
+    assert builds == []

@@ -720,3 +720,30 @@ def test_run_views_stop_names_the_scene(tmp_path):
     with pytest.raises(JobStopped, match="^random-00003$"):
         run_views(j, _calib(), _FrameScorer(), 40, [].append, lambda: True, build, None)
     assert builds == []
+
+
+def test_injected_exit_in_process(monkeypatch):
+    """The exit path without losing the test process: os._exit is replaced by a SystemExit."""
+    def fake_exit(status):
+        raise SystemExit(("exit", status))
+
+    monkeypatch.setattr(jobmod.os, "_exit", fake_exit)
+    plan = FaultPlan(exit_in=["random-00000"], exit_times=1, raise_in=["random-00000"], raise_times=2)
+    with pytest.raises(SystemExit) as exc:
+        _inject_faults(_job(0, faults=plan))
+    assert exc.value.code == ("exit", 17)
+    with pytest.raises(InjectedFault, match=r"random-00000 \(attempt 1\)"):   # past the exits: the raise
+        _inject_faults(_job(0, faults=plan).model_copy(update={"attempt": 1}))
+    _inject_faults(_job(0, faults=plan).model_copy(update={"attempt": 2}))
+
+
+def test_run_scene_job_redraws_a_positive_scene_until_it_gives_up(tmp_path):
+    # the far-floor mesh hides every calib target, so the real scorer never accepts a pose
+    j = _job(3, "positive", run_dir=str(tmp_path / "calib"), quality=preview_quality(long_side_px=40),
+             max_pose_attempts=1)
+    build, builds = _calib_build(tmp_path / "calib")
+    with pytest.raises(RuntimeError, match=r"^positive-00003: no acceptable frame in 12 scene draws x 150 poses$"):
+        run_scene_job(j, [].append, build=build, camera=None)
+    assert builds == list(range(12))
+    assert sorted(p.name for p in (tmp_path / "calib" / "scenes").glob("*.json"))[:3] == [
+        "positive-00003-r1.json", "positive-00003-r10.json", "positive-00003-r11.json"]

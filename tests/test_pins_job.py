@@ -28,6 +28,16 @@ def _job(scene=3, stratum="random", **kw):
     return plan_jobs("calib", n, 2, stratum, set(), **{**JOB, **kw})[-1]
 
 
+@pytest.fixture(autouse=True)
+def _exit_raises(monkeypatch):
+    """In this process os._exit raises SystemExit(("exit", status)): code that would kill the
+    worker fails a test instead of ending pytest (the subprocess test sees the real exit)."""
+    def fake_exit(status):
+        raise SystemExit(("exit", status))
+
+    monkeypatch.setattr(jobmod.os, "_exit", fake_exit)
+
+
 def test_constants():
     assert jobmod.MAX_SCENE_REDRAWS == 12 and jobmod.POSES_PER_SCENE_DRAW == 150
 
@@ -722,12 +732,8 @@ def test_run_views_stop_names_the_scene(tmp_path):
     assert builds == []
 
 
-def test_injected_exit_in_process(monkeypatch):
-    """The exit path without losing the test process: os._exit is replaced by a SystemExit."""
-    def fake_exit(status):
-        raise SystemExit(("exit", status))
-
-    monkeypatch.setattr(jobmod.os, "_exit", fake_exit)
+def test_injected_exit_in_process():
+    """The exit path without losing the test process (os._exit raises SystemExit here, see above)."""
     plan = FaultPlan(exit_in=["random-00000"], exit_times=1, raise_in=["random-00000"], raise_times=2)
     with pytest.raises(SystemExit) as exc:
         _inject_faults(_job(0, faults=plan))

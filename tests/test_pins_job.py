@@ -418,6 +418,7 @@ def test_frame_record_from_its_parts():
                            Shot(photo, None, terms, sanity, verdict), {"k": 1}, "frames/x.jpg", "passes/x.npz",
                            7, 2, timings)
         assert isinstance(rec, FrameRecord)
+        assert type(rec.camera["orientation"]) is str and type(rec.camera["focus_mode"]) is str  # JSON values
         assert rec.model_dump() == {
             "schema_version": 1, "frame_id": "calib-positive-00003-01", "env": "calib",
             "scene_id": "positive-00003-r2", "view_index": 1,

@@ -61,13 +61,26 @@ def sample_spec(job: SceneJob, redraw: int = 0):
     return env.sample_scene(rng_for(*parts, "scene"), scene_id_of(job, redraw), derive_seed(*parts, "scene"))
 
 
-def _inject_faults(job: SceneJob) -> None:
+INJECTED_EXIT_STATUS = 17   # the status of a worker the fault plan kills
+
+
+def fault_due(job: SceneJob) -> str | None:
+    """'exit' or 'raise' when the fault plan fails this attempt of the job, else None."""
     f = job.faults
     if f.at_frame:  # a clip's faults strike inside it (render_farm.clip_job)
         return
     if job.scene_id in f.exit_in and job.attempt < f.exit_times:
-        os._exit(17)  # a worker that dies mid-job, as a segfaulting Blender would
+        return "exit"
     if job.scene_id in f.raise_in and job.attempt < f.raise_times:
+        return "raise"
+    return None
+
+
+def _inject_faults(job: SceneJob) -> None:
+    due = fault_due(job)
+    if due == "exit":
+        os._exit(INJECTED_EXIT_STATUS)  # a worker that dies mid-job, as a segfaulting Blender would
+    if due == "raise":
         raise InjectedFault(f"injected failure in {job.scene_id} (attempt {job.attempt})")
 
 
@@ -80,19 +93,30 @@ def build_scene(job: SceneJob, redraw: int = 0):
     from blender_envs.core.scene_reset import reset_scene
     from blender_envs.core.settings import RenderSettings
 
-    env = get_environment(job.env)
-    store = RunStore(job.run_dir)
     t0 = time.perf_counter()
     spec = sample_spec(job, redraw)
     scene = reset_scene()
-    configure_cycles(scene, RenderSettings.model_validate(job.quality),
-                     cycles_seed(derive_seed(*_seed_parts(job, redraw), "cycles")))
+    configure_cycles(scene, RenderSettings.model_validate(job.quality), scene_cycles_seed(job, redraw))
     configure_device(scene, job.device)
-    info = env.build_function()(scene, spec)
+    info = get_environment(job.env).build_function()(scene, spec)
     t_build = time.perf_counter() - t0
-
     t0 = time.perf_counter()
-    arrays = export_world_triangles(scene)
+    geo = save_scene(job, RunStore(job.run_dir), spec, info, export_world_triangles(scene), redraw)
+    return scene, geo, build_timings(t_build, time.perf_counter() - t0)
+
+
+def scene_cycles_seed(job: SceneJob, redraw: int = 0) -> int:
+    """The seed the scene's Cycles settings start from (each frame's render then reseeds)."""
+    return cycles_seed(derive_seed(*_seed_parts(job, redraw), "cycles"))
+
+
+def build_timings(build_s: float, export_s: float) -> dict[str, float]:
+    return {"build_s": build_s, "export_s": export_s}
+
+
+def save_scene(job: SceneJob, store: RunStore, spec, info, arrays: dict, redraw: int = 0) -> SceneGeometry:
+    """Write the built scene's triangles and state file (scenes/<id>.npz, .json); the geometry
+    the scorers read, with the mesh as it was written."""
     scene_id = scene_id_of(job, redraw)
     mesh_path = store.scene_mesh_path(scene_id)
     atomic.save_npz(mesh_path, **arrays)
@@ -100,56 +124,82 @@ def build_scene(job: SceneJob, redraw: int = 0):
                        objects=info.objects, key_points=info.key_points, meshes=store.rel(mesh_path))
     atomic.write_text(store.scene_json_path(scene_id), state.model_dump_json(indent=2) + "\n")
     mesh = SceneMesh(**arrays)
-    geo = SceneGeometry(spec=spec, state=state, mesh=mesh, raycaster=Raycaster(mesh))
-    return scene, geo, {"build_s": t_build, "export_s": time.perf_counter() - t0}
+    return SceneGeometry(spec=spec, state=state, mesh=mesh, raycaster=Raycaster(mesh))
 
 
-def run_scene_job(job: SceneJob, emit: Callable[[FrameRecord], None],
-                  should_stop: Callable[[], bool] = lambda: False) -> None:
-    """Build the scene, render the job's views, emit one record per finished frame;
-    raise JobStopped before the next build or frame once `should_stop()` is true."""
-    from blender_envs.core.settings import RenderSettings
+def run_views(job: SceneJob, env, scorer, long_side: int, emit: Callable[[FrameRecord], None],
+              should_stop: Callable[[], bool], build: Callable, shoot: Callable) -> None:
+    """The job's frames, one record emitted per frame taken: `build(redraw)` builds a scene draw,
+    `shoot(scene, camera pose, seed parts, attempt)` takes a picture in it (Blender in a run)."""
+    store = RunStore(job.run_dir)
 
-    _inject_faults(job)
-    env = get_environment(job.env)
-    if env.is_clip:  # one clip: one build, its sampled timestamps as the views
-        from render_farm.clip_job import run_clip_job
+    def render(scene, geo, view_index, scene_timings, redraw):
+        def shoot_here(camera, parts, attempt):
+            return shoot(scene, camera, parts, attempt)
 
-        return run_clip_job(job, emit, should_stop)
-    remaining, redraw = list(job.views), 0
+        emit(take_frame(job, env, scorer, store, geo, view_index, long_side, scene_timings, shoot_here, redraw))
+
+    render_views(job.scene_id, job.views, build, render, should_stop)
+
+
+NO_BUILD_TIMINGS = build_timings(0.0, 0.0)
+
+
+def render_views(scene_id: str, views, build: Callable, render: Callable,
+                 should_stop: Callable[[], bool]) -> None:
+    """The job's loop: `build(redraw)` -> (scene, geo, timings), then `render(scene, geo, view,
+    timings, redraw)` for each view still to do. A view that raises NoAcceptablePose makes the
+    scene be redrawn (rejection sampling over (scene, pose), as the paper's positive stratum),
+    keeping the views already done; the build's timings go to the first frame of each build."""
+    remaining, redraw = list(views), 0
     while remaining:
         if should_stop():
-            raise JobStopped(job.scene_id)
-        scene, geo, scene_timings = build_scene(job, redraw)
+            raise JobStopped(scene_id)
+        scene, geo, scene_timings = build(redraw)
         try:
             for view_index in list(remaining):
                 if should_stop():
-                    raise JobStopped(job.scene_id)
-                _render_view(job, env, env.scorer_module(), RenderSettings.model_validate(job.quality),
-                             RunStore(job.run_dir), geo, scene, view_index, emit, scene_timings, redraw)
-                scene_timings = {"build_s": 0.0, "export_s": 0.0}  # counted once per build
+                    raise JobStopped(scene_id)
+                render(scene, geo, view_index, scene_timings, redraw)
+                scene_timings = dict(NO_BUILD_TIMINGS)  # counted once per build
                 remaining.remove(view_index)
         except NoAcceptablePose:
-            redraw += 1  # rejection sampling over (scene, pose), as the paper's positive stratum
-            if redraw >= MAX_SCENE_REDRAWS:
-                raise RuntimeError(f"{job.scene_id}: no acceptable frame in {MAX_SCENE_REDRAWS} scene draws "
-                                   f"x {POSES_PER_SCENE_DRAW} poses") from None
+            redraw = next_redraw(scene_id, redraw)
 
 
-def scene_side_acceptance(job: SceneJob, poses_per_scene: int) -> list[list]:
+def next_redraw(scene_id: str, redraw: int) -> int:
+    """The scene draw after `redraw` failed, or the job's failure once MAX_SCENE_REDRAWS are spent."""
+    redraw += 1
+    if redraw >= MAX_SCENE_REDRAWS:
+        raise RuntimeError(f"{scene_id}: no acceptable frame in {MAX_SCENE_REDRAWS} scene draws "
+                           f"x {POSES_PER_SCENE_DRAW} poses") from None
+    return redraw
+
+
+def scene_side_acceptance(job: SceneJob, poses_per_scene: int, build: Callable = build_scene) -> list[list]:
     """Scene-side terms of `poses_per_scene` random field poses of the job's scene, no
-    rendering: what the positive stratum culls on, and how its acceptance is measured."""
+    rendering: what the positive stratum culls on, and how its acceptance is measured
+    (`build` is Blender's build_scene; tests pass their own)."""
     env = get_environment(job.env)
-    scorer = env.scorer_module()
-    _, geo, _ = build_scene(job)
+    _, geo, _ = build(job)
+    return scene_side_terms(job, env, env.scorer_module(), geo, poses_per_scene)
+
+
+def scene_side_terms(job: SceneJob, env, scorer, geo: SceneGeometry, poses_per_scene: int) -> list[list]:
+    """The scene-side terms of views 0..poses_per_scene-1, each its first pose (attempt 0)."""
     long_side = int(job.quality["long_side_px"])
     return [_draw_view(job, env, scorer, geo, view_index, 0, long_side)[1]
             for view_index in range(poses_per_scene)]
 
 
+def view_seed(job: SceneJob, view_index: int, attempt: int, redraw: int = 0) -> int:
+    """The seed of the `attempt`-th pose of a view: a redrawn scene draws other poses."""
+    return derive_seed(*_seed_parts(job, redraw), view_index, "view", attempt)
+
+
 def _draw_view(job: SceneJob, env, scorer, geo: SceneGeometry, view_index: int, attempt: int,
                long_side: int, redraw: int = 0) -> tuple[View, list]:
-    rng = rng_for(*_seed_parts(job, redraw), view_index, "view", attempt)
+    rng = np.random.default_rng(view_seed(job, view_index, attempt, redraw))
     view = env.sample_view(geo.spec, rng, view_index, long_side, attempt=attempt)
     return view, scorer.score_scene(geo, view)
 
@@ -165,68 +215,182 @@ class Photo:
     isp_s: float
 
 
+def photo_seeds(parts: tuple, attempt: int) -> dict[str, int]:
+    """The seeds of one picture: Cycles' sampling, the ISP's parameters and its sensor noise;
+    every attempt at a frame is another picture."""
+    return {"cycles": cycles_seed(derive_seed(*parts, "cycles", attempt)),
+            "isp": derive_seed(*parts, "isp", attempt),
+            "isp_noise": derive_seed(*parts, "isp_noise", attempt)}
+
+
+def develop(passes, seeds: dict[str, int], clock: Callable[[], float] = time.perf_counter) -> Photo:
+    """Develop rendered passes through the phone ISP with the picture's seeds (no bpy)."""
+    t0 = clock()
+    isp_params = sample_isp_params(np.random.default_rng(seeds["isp"]))
+    _, jpeg = process_frame(passes.linear_rgb, isp_params, np.random.default_rng(seeds["isp_noise"]))
+    image = np.asarray(Image.open(io.BytesIO(jpeg)).convert("RGB"))
+    return Photo(passes, isp_params, jpeg, image, clock() - t0)
+
+
 def photograph(scene, pose, quality, parts: tuple, attempt: int) -> Photo:
     """Render `pose` and develop it, seeded from the frame's coordinates `parts` and the
     attempt: the farm's one way to take a picture (benchmarks and doc tools reuse it)."""
+    return take_picture(lambda seed: _render(scene, pose, quality, seed), parts, attempt)
+
+
+def _render(scene, pose, quality, seed: int):
     from blender_envs.core.camera_rig import apply_camera_pose
     from blender_envs.core.render_passes import render_frame
 
     apply_camera_pose(scene, pose)
-    passes = render_frame(scene, quality, seed=cycles_seed(derive_seed(*parts, "cycles", attempt)))
-    t0 = time.perf_counter()
-    isp_params = sample_isp_params(rng_for(*parts, "isp", attempt))
-    _, jpeg = process_frame(passes.linear_rgb, isp_params, rng_for(*parts, "isp_noise", attempt))
-    image = np.asarray(Image.open(io.BytesIO(jpeg)).convert("RGB"))
-    return Photo(passes, isp_params, jpeg, image, time.perf_counter() - t0)
+    return render_frame(scene, quality, seed=seed)
 
 
-def _render_view(job, env, scorer, quality, store, geo, scene, view_index, emit, scene_timings,
-                 redraw: int = 0) -> None:
-    frame_id = frame_id_for(job.env, job.stratum, job.scene_index, view_index)
-    parts = (*_seed_parts(job, redraw), view_index)
-    t_score = 0.0
+def take_picture(render: Callable[[int], object], parts: tuple, attempt: int,
+                 clock: Callable[[], float] = time.perf_counter) -> Photo:
+    """`render(cycles seed)` -> passes, developed with the same attempt's ISP seeds."""
+    seeds = photo_seeds(parts, attempt)
+    return develop(render(seeds["cycles"]), seeds, clock)
+
+
+@dataclass
+class Pose:
+    """A drawn pose with its scene-side terms and whether the camera is inside a solid."""
+
+    view: View
+    scene_terms: list
+    inside: bool
+
+
+@dataclass
+class Shot:
+    """A rendered pose: its picture, every term, the sanity check and the frame's verdict."""
+
+    photo: Photo
+    frame: RenderedFrame
+    terms: list
+    sanity: object          # scorers.sanity.SanityResult
+    verdict: Verdict
+
+
+def pose_budget(max_pose_attempts: int) -> int:
+    """Poses a positive frame may draw on one scene draw before the scene is redrawn."""
+    return min(max_pose_attempts, POSES_PER_SCENE_DRAW)
+
+
+def culls_pose(stratum: str, pose: Pose) -> bool:
+    """The positive stratum renders only poses whose scene-side terms accept, camera outside."""
+    return stratum == "positive" and (pose.inside or verdict_of(pose.scene_terms) != Verdict.ACCEPT)
+
+
+def frame_verdict(terms: list, sanity_ok: bool) -> Verdict:
+    """A frame that fails the render sanity check is excluded whatever its terms say."""
+    return verdict_of(terms) if sanity_ok else Verdict.EXCLUDED
+
+
+def search_frame(stratum: str, max_pose_attempts: int, max_renders: int, frame_id: str,
+                 draw: Callable[[int], Pose], shoot: Callable[[Pose, int], Shot]) -> tuple[Pose, Shot, int, int]:
+    """Draw poses (`draw(attempt)`) and render them (`shoot(pose, attempts so far)`) until the
+    frame is taken: (pose, shot, poses drawn, renders). Any stratum but the positive one keeps
+    its first pose; the positive one culls on the scene-side terms, renders again while a
+    render is not accepted, and raises NoAcceptablePose once either budget is spent."""
     attempt, renders = 0, 0
     while True:
-        # -- choose a pose; the positive stratum culls on the scene-side terms first
-        t0 = time.perf_counter()
-        view, scene_terms = _draw_view(job, env, scorer, geo, view_index, attempt, quality.long_side_px, redraw)
+        pose = draw(attempt)
         attempt += 1
-        inside = camera_inside_mesh(geo.raycaster, geo.mesh, view.pose.center)
-        t_score += time.perf_counter() - t0
-        if job.stratum == "positive" and (inside or verdict_of(scene_terms) != Verdict.ACCEPT):
-            if attempt >= min(job.max_pose_attempts, POSES_PER_SCENE_DRAW):
+        if culls_pose(stratum, pose):
+            if attempt >= pose_budget(max_pose_attempts):
                 raise NoAcceptablePose(frame_id)
             continue
-        # -- render, phone ISP, frame-side terms
-        photo = photograph(scene, view.pose, quality, parts, attempt)
+        shot = shoot(pose, attempt)
         renders += 1
-        passes, isp_params, jpeg, image, t_isp = photo.passes, photo.isp, photo.jpeg, photo.image, photo.isp_s
-        t0 = time.perf_counter()
-        frame = RenderedFrame(image=image, depth=passes.depth, object_index=passes.object_index)
-        terms = scene_terms + scorer.score_frame(geo, view, frame)
-        sanity = check_frame(image, inside)
-        verdict = verdict_of(terms) if sanity.ok else Verdict.EXCLUDED
-        t_score += time.perf_counter() - t0
-        if job.stratum == "positive" and verdict != Verdict.ACCEPT and renders < job.max_renders_per_frame:
-            continue
-        if job.stratum == "positive" and verdict != Verdict.ACCEPT:
+        if stratum != "positive" or shot.verdict == Verdict.ACCEPT:
+            return pose, shot, attempt, renders
+        if renders >= max_renders:
             raise NoAcceptablePose(frame_id)
-        break
 
-    image_path, passes_path = store.frame_path(frame_id), store.passes_path(frame_id)
-    atomic.write_bytes(image_path, jpeg)
-    atomic.save_npz(passes_path, depth=passes.depth, object_index=passes.object_index)
-    pose = view.pose
-    record = FrameRecord(
-        frame_id=frame_id, env=job.env, scene_id=geo.state.scene_id, view_index=view_index,
-        seed=derive_seed(*parts, "frame"), stratum=job.stratum, target=view.target,
-        camera=pose.model_dump(mode="json"), terms=terms, verdict=verdict.value,
-        failing_term=first_failure(terms) if verdict != Verdict.ACCEPT else None,
-        sanity=sanity.model_dump(mode="json"),
-        ground_truth=scorer.ground_truth(geo, view, frame),
-        image=store.rel(image_path), passes=store.rel(passes_path),
-        isp=isp_params.model_dump(mode="json"), pose_attempts=attempt, renders=renders,
-        timings={**scene_timings, "render_s": passes.render_s, "pass_render_s": passes.pass_render_s,
-                 "isp_s": t_isp, "score_s": t_score},
+
+def frame_record(job: SceneJob, frame_id: str, scene_id: str, view_index: int, parts: tuple, pose: Pose,
+                 shot: Shot, ground_truth: dict, image: str, passes: str, attempts: int, renders: int,
+                 timings: dict[str, float]) -> FrameRecord:
+    """The frame's record from its parts; its seed is derived from the frame's coordinates."""
+    return FrameRecord(
+        frame_id=frame_id, env=job.env, scene_id=scene_id, view_index=view_index,
+        seed=derive_seed(*parts, "frame"), stratum=job.stratum, target=pose.view.target,
+        camera=pose.view.pose.model_dump(mode="json"), terms=shot.terms, verdict=shot.verdict.value,
+        failing_term=first_failure(shot.terms) if shot.verdict != Verdict.ACCEPT else None,
+        sanity=shot.sanity.model_dump(mode="json"), ground_truth=ground_truth, image=image, passes=passes,
+        isp=shot.photo.isp.model_dump(mode="json"), pose_attempts=attempts, renders=renders,
+        timings=timings,
     )
-    emit(record)
+
+
+def frame_timings(scene_timings: dict[str, float], passes, isp_s: float, score_s: float) -> dict[str, float]:
+    return {**scene_timings, "render_s": passes.render_s, "pass_render_s": passes.pass_render_s,
+            "isp_s": isp_s, "score_s": score_s}
+
+
+def save_frame_files(store: RunStore, frame_id: str, photo: Photo) -> tuple[str, str]:
+    """Write the frame's JPEG and its depth and object-index passes; their run-relative paths."""
+    image_path, passes_path = store.frame_path(frame_id), store.passes_path(frame_id)
+    atomic.write_bytes(image_path, photo.jpeg)
+    atomic.save_npz(passes_path, depth=photo.passes.depth, object_index=photo.passes.object_index)
+    return store.rel(image_path), store.rel(passes_path)
+
+
+def take_frame(job: SceneJob, env, scorer, store: RunStore, geo: SceneGeometry, view_index: int, long_side: int,
+               scene_timings: dict[str, float], shoot: Callable[[object, tuple, int], Photo],
+               redraw: int = 0, clock: Callable[[], float] = time.perf_counter) -> FrameRecord:
+    """One frame of the job's scene: search its pose (`shoot(camera pose, seed parts, attempt)`
+    takes a picture), write its files and return its record."""
+    frame_id = frame_id_for(job.env, job.stratum, job.scene_index, view_index)
+    parts = (*_seed_parts(job, redraw), view_index)
+    spent = {"score_s": 0.0}
+
+    def draw(attempt: int) -> Pose:
+        t0 = clock()
+        view, scene_terms = _draw_view(job, env, scorer, geo, view_index, attempt, long_side, redraw)
+        pose = Pose(view, scene_terms, camera_inside_mesh(geo.raycaster, geo.mesh, view.pose.center))
+        spent["score_s"] += clock() - t0
+        return pose
+
+    def render(pose: Pose, attempt: int) -> Shot:
+        photo = shoot(pose.view.pose, parts, attempt)
+        t0 = clock()
+        shot = judge(geo, scorer, pose, photo)
+        spent["score_s"] += clock() - t0
+        return shot
+
+    pose, shot, attempts, renders = search_frame(job.stratum, job.max_pose_attempts, job.max_renders_per_frame,
+                                                 frame_id, draw, render)
+    image, passes = save_frame_files(store, frame_id, shot.photo)
+    return frame_record(job, frame_id, geo.state.scene_id, view_index, parts, pose, shot,
+                        scorer.ground_truth(geo, pose.view, shot.frame), image, passes, attempts, renders,
+                        frame_timings(scene_timings, shot.photo.passes, shot.photo.isp_s, spent["score_s"]))
+
+
+def judge(geo: SceneGeometry, scorer, pose: Pose, photo: Photo) -> Shot:
+    """Score a developed picture: the scene-side terms, then the frame-side ones and the sanity check."""
+    frame = RenderedFrame(image=photo.image, depth=photo.passes.depth, object_index=photo.passes.object_index)
+    terms = pose.scene_terms + scorer.score_frame(geo, pose.view, frame)
+    sanity = check_frame(photo.image, pose.inside)
+    return Shot(photo, frame, terms, sanity, frame_verdict(terms, sanity.ok))
+
+
+def run_scene_job(job: SceneJob, emit: Callable[[FrameRecord], None],
+                  should_stop: Callable[[], bool] = lambda: False,
+                  build: Callable = build_scene, camera: Callable = photograph) -> None:
+    """Build the scene, render the job's views, emit one record per finished frame;
+    raise JobStopped before the next build or frame once `should_stop()` is true.
+    `build` and `camera` are Blender's (build_scene, photograph); tests pass their own."""
+    from blender_envs.core.settings import RenderSettings
+
+    _inject_faults(job)
+    env, quality = get_environment(job.env), RenderSettings.model_validate(job.quality)
+    if env.is_clip:  # one clip: one build, its sampled timestamps as the views
+        from render_farm.clip_job import run_clip_job
+
+        return run_clip_job(job, emit, should_stop)
+    run_views(job, env, env.scorer_module(), quality.long_side_px, emit, should_stop,
+              build=lambda redraw: build(job, redraw),
+              shoot=lambda scene, pose, parts, attempt: camera(scene, pose, quality, parts, attempt))

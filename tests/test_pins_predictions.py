@@ -163,3 +163,29 @@ def test_file_errors(tmp_path):
         locked.chmod(0)
         with pytest.raises(pr.PredictionsError):
             pr.read_predictions_file(locked)
+
+
+def _named(tmp_path, sub: str, stem: str, model: str):
+    d = tmp_path / sub
+    d.mkdir(exist_ok=True)
+    f = pr.read_predictions_file(write(d, line(id="q1", model=model, response="A"), name=f"{stem}.jsonl"))
+    assert f.model == model
+    return f
+
+
+def test_settle_model_names_falls_back_to_stems_only_for_shared_names(tmp_path):
+    a, b, c = _named(tmp_path, "x", "run-a", "m"), _named(tmp_path, "y", "run-b", "m"), _named(tmp_path, "z", "run-c", "n")
+    assert pr.settle_model_names([a, b, c]) is None
+    assert (a.model, b.model, c.model) == ("run-a", "run-b", "n")      # a name used once is kept
+    solo = _named(tmp_path, "w", "solo", "k")
+    assert pr.settle_model_names([solo]) is None and solo.model == "k"
+    assert pr.settle_model_names([]) is None
+
+
+def test_settle_model_names_reports_the_first_name_still_shared(tmp_path):
+    files = [_named(tmp_path, "d1", "r", "m"), _named(tmp_path, "d2", "r", "m"),
+             _named(tmp_path, "d3", "q", "k"), _named(tmp_path, "d4", "q", "k"), _named(tmp_path, "d5", "p", "j")]
+    assert pr.settle_model_names(files) == "q"                          # sorted: "q" before "r"
+    assert [f.model for f in files] == ["r", "r", "q", "q", "j"]
+    three = [_named(tmp_path, f"e{i}", "s", "m") for i in range(3)]
+    assert pr.settle_model_names(three) == "s" and {f.model for f in three} == {"s"}

@@ -157,3 +157,90 @@ def test_audit_summary():
     with pytest.raises(ValueError, match=r"\['blocked'\]"):
         audit_summary(["depth", "blocked"])
     assert AUDIT_OUTCOMES == ("depth", "index", "inconclusive")
+
+
+# ------------------------------------------------------------ synthetic single-pixel renders
+# A camera 5 m above the floor looking straight down (image x = world x, image y = world -y),
+# f = 60, 80 x 60 px: pixel (u, v) at planar depth d back-projects to
+# X = ((u - 39.5) d / 60, -(v - 29.5) d / 60, 5 - d). The edge runs (-1, 0, 0) -> (1, 0, 0), so
+# the corridor is |y| <= 0.30, 0.05 <= z <= 1.80 (planar depth 3.20 .. 4.95).
+
+DOWN = np.eye(4)
+DOWN[:3, 0], DOWN[:3, 1], DOWN[:3, 2], DOWN[:3, 3] = (1, 0, 0), (0, -1, 0), (0, 0, -1), (0, 0, 5)
+EA, EB = (-1.0, 0.0, 0.0), (1.0, 0.0, 0.0)
+
+
+def one_pixel(u, v, d, oid, background=np.inf):
+    depth = np.full((H, W), background)
+    ids = np.zeros((H, W), np.int64)
+    depth[v, u], ids[v, u] = d, oid
+    return depth, ids
+
+
+def down_audit(depth, ids, a=EA, b=EB, **kw):
+    return audit_edge(a, b, PARAMS, K, DOWN, depth, ids, floor_ids={1}, **kw)
+
+
+@pytest.mark.parametrize("d, want", [
+    # pixel (40, 30): X = (d/120, -d/120, 5 - d), inside in xy; its height decides
+    (4.0, "depth"), (3.21, "depth"), (4.94, "depth"),
+    (3.19, "index"),   # z = 1.81: above the slab, but it hides the samples below it
+    (4.96, "inconclusive"),  # z = 0.04: under the slab and behind every sample but the lowest by < 2 cm
+])
+def test_depth_evidence_height_limits(d, want):
+    assert down_audit(*one_pixel(40, 30, d, 5)) == want
+    assert down_audit(*one_pixel(40, 30, d, 1)) == "inconclusive"  # floor is never evidence
+
+
+def test_depth_evidence_radius_is_inclusive_of_the_xy_distance():
+    # pixel (40, 25) at depth 4: X = (0.0333, 0.3, 1.0), 0.3 m from the centre line
+    depth, ids = one_pixel(40, 25, 4.0, 5)
+    assert down_audit(depth, ids, radius=0.31) == "depth"
+    assert down_audit(depth, ids, radius=0.29, min_samples=10**6) == "inconclusive"
+    # beyond the end of the edge: pixel (64, 30) at depth 4 is X = (1.633, -0.033, 1): 0.633 m from B
+    depth, ids = one_pixel(64, 30, 4.0, 5)
+    assert down_audit(depth, ids, radius=0.64) == "depth"
+    assert down_audit(depth, ids, radius=0.62, min_samples=10**6) == "inconclusive"
+
+
+def test_depth_evidence_follows_a_sloped_floor():
+    # edge rising from z 0 at x = -1 to z 1 at x = 1: at x = 0.5 the slab is 0.80 .. 2.55 m
+    a, b = (-1.0, 0.0, 0.0), (1.0, 0.0, 1.0)
+    # pixel (48, 30): X = (8.5 d / 60, -d / 120, 5 - d); d = 3.53 -> x = 0.5, z = 1.47: inside
+    assert down_audit(*one_pixel(48, 30, 3.53, 5), a=a, b=b) == "depth"
+    # d = 4.3 -> x = 0.609, z = 0.70: above a flat floor's slab but below this one
+    assert down_audit(*one_pixel(48, 30, 4.3, 5), a=a, b=b, min_samples=10**6) == "inconclusive"
+    assert down_audit(*one_pixel(48, 30, 4.3, 5), min_samples=10**6) == "depth"
+
+
+def test_min_pixels_counts_pixels_inside_the_corridor():
+    depth = np.full((H, W), np.inf)
+    ids = np.zeros((H, W), np.int64)
+    depth[30, 38:43], ids[30, 38:43] = 4.0, 5  # five pixels, all inside
+    depth[10, 40], ids[10, 40] = 4.0, 5  # y = 1.27: outside
+    assert down_audit(depth, ids, min_pixels=5) == "depth"
+    assert down_audit(depth, ids, min_pixels=6, min_samples=10**6) == "inconclusive"
+
+
+@pytest.mark.parametrize("rd, oid, walls, want", [
+    (1.0, 7, (), "index"),            # X z = 4: far above the corridor, in front of its samples
+    (1.0, 7, (7,), "inconclusive"),   # a wall only says the corridor is out of sight
+    (1.0, 0, (), "inconclusive"),     # id 0 is background
+    (1e9, 7, (), "inconclusive"),     # a huge finite depth is background
+    (np.inf, 7, (), "inconclusive"),
+    (3.0, 7, (), "index"),
+])
+def test_index_evidence(rd, oid, walls, want):
+    depth, ids = one_pixel(40, 30, rd, oid)
+    assert down_audit(depth, ids, wall_ids=walls) == want
+
+
+def test_index_min_samples_and_out_of_frame():
+    depth, ids = one_pixel(40, 30, 1.0, 7)
+    assert down_audit(depth, ids, min_samples=1) == "index"
+    # every corridor sample is behind an occluder covering the whole frame
+    full_d, full_i = np.full((H, W), 1.0), np.full((H, W), 7)
+    n_in = down_audit(full_d, full_i, min_samples=10**6)
+    assert n_in == "inconclusive"
+    # an edge far outside the frame (x = 30 m) has no evidence whatever the renders hold
+    assert down_audit(full_d, full_i, a=(30.0, 0.0, 0.0), b=(32.0, 0.0, 0.0)) == "inconclusive"

@@ -244,3 +244,64 @@ def test_index_min_samples_and_out_of_frame():
     assert n_in == "inconclusive"
     # an edge far outside the frame (x = 30 m) has no evidence whatever the renders hold
     assert down_audit(full_d, full_i, a=(30.0, 0.0, 0.0), b=(32.0, 0.0, 0.0)) == "inconclusive"
+
+
+@pytest.mark.parametrize("px, d", [
+    # pixels inside the corridor volume at the four ends of its projected box (the box is
+    # u 15.1 .. 63.9, v 23.9 .. 35.1 from the samples at 1.80 m, planar depth 3.2)
+    ((16, 30), 3.3),   # X = (-1.2925, -0.0275, 1.70): 0.294 m from A
+    ((63, 30), 3.3),   # X = (1.2925, -0.0275, 1.70): 0.294 m from B
+    ((40, 24), 3.25),  # X = (0.027, 0.298, 1.75)
+    ((40, 35), 3.25),  # X = (0.027, -0.298, 1.75)
+])
+def test_depth_evidence_at_the_edges_of_the_projected_box(px, d):
+    assert down_audit(*one_pixel(*px, d, 5), min_samples=10**6) == "depth"
+
+
+def test_degenerate_edge_is_a_disc_around_its_point():
+    depth, ids = one_pixel(40, 30, 4.0, 5)  # X = (0.033, -0.033, 1.0): 0.047 m from the point
+    assert down_audit(depth, ids, a=(0.0, 0.0, 0.0), b=(0.0, 0.0, 0.0)) == "depth"
+    depth, ids = one_pixel(64, 30, 4.0, 5)  # X = (1.633, -0.033, 1.0)
+    assert down_audit(depth, ids, a=(0.0, 0.0, 0.0), b=(0.0, 0.0, 0.0), min_samples=10**6) == "inconclusive"
+
+
+def _column(u):
+    depth = np.full((H, W), np.inf)
+    ids = np.zeros((H, W), np.int64)
+    depth[:, u], ids[:, u] = 1.0, 7
+    return depth, ids
+
+
+def _row(v):
+    depth = np.full((H, W), np.inf)
+    ids = np.zeros((H, W), np.int64)
+    depth[v, :], ids[v, :] = 1.0, 7
+    return depth, ids
+
+
+@pytest.mark.parametrize("a_x, b_x, col, want", [
+    # the frame is -0.5 <= u < 79.5; a sample at x, planar depth z is at u = 39.5 + 60 x / z and the
+    # corridor's outermost ring point nearest the frame lies 0.30 m off the edge's end at z = 4.95
+    (-4.5, -3.65, 0, "inconclusive"),  # nearest sample at u = -1.1: out of frame
+    (-4.5, -3.55, 0, "index"),         # nearest sample at u = 0.11: pixel 0
+    (-4.5, -3.55, 1, "inconclusive"),  # ... and only pixel 0
+    (3.63, 4.5, 79, "inconclusive"),   # nearest sample at u = 79.86: out of frame
+    (3.5, 4.5, 79, "index"),           # nearest sample at u = 78.3, pixel 78 or 79
+])
+def test_frame_edges_in_u(a_x, b_x, col, want):
+    assert down_audit(*_column(col), a=(a_x, 0.0, 0.0), b=(b_x, 0.0, 0.0)) == want
+
+
+@pytest.mark.parametrize("a_y, row, want", [
+    # v = 29.5 - 60 y / z: the sample nearest the top edge is 0.30 m short of A at z = 4.95
+    (2.72, 0, "index"),          # at v = 0.17: row 0
+    (2.72, 1, "inconclusive"),
+    (2.9, 0, "inconclusive"),    # at v = -2.0: out of frame
+])
+def test_frame_edges_in_v(a_y, row, want):
+    assert down_audit(*_row(row), a=(0.0, a_y, 0.0), b=(0.0, 4.0, 0.0)) == want
+
+
+def test_shape_error_message():
+    with pytest.raises(ValueError, match=r"^depth and object_index must be 2D arrays of the same shape$"):
+        down_audit(np.zeros((H, W)), np.zeros((H, W - 1), np.int64))

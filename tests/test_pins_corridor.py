@@ -305,3 +305,15 @@ def test_frame_edges_in_v(a_y, row, want):
 def test_shape_error_message():
     with pytest.raises(ValueError, match=r"^depth and object_index must be 2D arrays of the same shape$"):
         down_audit(np.zeros((H, W)), np.zeros((H, W - 1), np.int64))
+
+
+def test_corridor_samples_single_ring_single_angle_and_messages():
+    # one ring of one point: the centre and (r, 0) per station and height
+    S = corridor_samples((0, 0, 0), (0.1, 0, 0), 0.3, 0.05, [0.5], n_rings=1, n_angles=1)
+    assert np.allclose(S, [[0, 0, 0.5], [0.3, 0, 0.5], [0.05, 0, 0.5], [0.35, 0, 0.5], [0.1, 0, 0.5], [0.4, 0, 0.5]])
+    S = corridor_samples((0, 0, 0), (0, 0, 0), 0.2, 0.05, [0.1], n_rings=1, n_angles=4)
+    assert np.allclose(S, [[0, 0, 0.1], [0.2, 0, 0.1], [0, 0.2, 0.1], [-0.2, 0, 0.1], [0, -0.2, 0.1]])
+    with pytest.raises(ValueError, match=r"^radius must be >= 0 and step_m > 0$"):
+        corridor_samples((0, 0), (1, 0), -0.1, 0.05, [0.5])
+    with pytest.raises(ValueError, match=r"^heights is empty$"):
+        corridor_samples((0, 0), (1, 0), 0.1, 0.05, [])

@@ -317,3 +317,8 @@ def test_corridor_samples_single_ring_single_angle_and_messages():
         corridor_samples((0, 0), (1, 0), -0.1, 0.05, [0.5])
     with pytest.raises(ValueError, match=r"^heights is empty$"):
         corridor_samples((0, 0), (1, 0), 0.1, 0.05, [])
+
+
+def test_zero_length_edge_stands_on_its_first_point():
+    # a and b share xy but not z: the single station is a's, on a's floor
+    assert np.allclose(corridor_samples((0, 0, 0), (0, 0, 0.5), 0.0, 0.05, [0.1]), [[0, 0, 0.1]])

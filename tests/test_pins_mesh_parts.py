@@ -122,3 +122,17 @@ def test_transform_and_merge():
     assert Fm == [(0, 1, 2), (3, 4, 5, 6), (6, 5, 4), (7, 8, 9)]
     assert all(type(i) is int for f in Fm for i in f)
     assert Vm[3:7].tolist() == b[0].tolist()
+
+
+def test_prism_from_integer_profile_and_ends_is_float():
+    V, _ = prism_part([(0, 0), (2, 0), (0, 1)], 0, 3)
+    assert V.dtype == np.float64 and V[4].tolist() == [3.0, 2.0, 0.0]
+
+
+def test_transform_of_integer_vertices_by_a_half_scale_is_float():
+    V = np.array([[2, 4, 6], [1, 1, 1]])
+    M = [[0.5, 0, 0, 0], [0, 0.5, 0, 0], [0, 0, 0.5, 0], [0, 0, 0, 1]]
+    Vt, F = transform_part((V, [(0, 1)]), M)
+    assert Vt.tolist() == [[1.0, 2.0, 3.0], [0.5, 0.5, 0.5]] and F == [(0, 1)]
+    Vi, _ = transform_part((V, []), np.eye(4, dtype=int).tolist())
+    assert Vi.dtype == np.float64

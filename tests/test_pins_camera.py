@@ -290,3 +290,34 @@ def test_view_angle_one_and_two_sided():
     out = view_angle_deg(np.zeros((2, 3)), [[0, 0, 1.0], [0, 1.0, 1.0]], [[0, 0, 1.0], [0, 0, 1.0]])
     assert isinstance(out, np.ndarray) and out.tolist() == pytest.approx([180.0, 135.0])
     assert isinstance(view_angle_deg([0, 0, 1.0], [0, 0, 0], [0, 0, 1.0]), float)
+
+
+# ------------------------------------------------------------ properties (hypothesis)
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_c = st.floats(-5.0, 5.0, allow_nan=False)
+
+
+@settings(max_examples=80, deadline=None, derandomize=True)
+@given(eye=st.tuples(_c, _c, _c), tgt=st.tuples(_c, _c, _c), roll=st.floats(-3.0, 3.0),
+       u=st.floats(-50.0, 700.0), v=st.floats(-50.0, 500.0), z=st.floats(0.1, 30.0),
+       f=st.floats(200.0, 900.0))
+def test_look_at_is_a_rotation_and_projection_inverts_backprojection(eye, tgt, roll, u, v, z, f):
+    """look_at gives a right-handed orthonormal frame whose +z points at the target; a pixel
+    backprojected to planar depth z projects back to the same pixel at depth z."""
+    if np.linalg.norm(np.subtract(tgt, eye)) < 0.1:
+        return
+    T = look_at(eye, tgt, roll_rad=roll)
+    R = T[:3, :3]
+    assert np.allclose(R.T @ R, np.eye(3), atol=1e-9) and np.linalg.det(R) == pytest.approx(1.0)
+    fwd = np.subtract(tgt, eye) / np.linalg.norm(np.subtract(tgt, eye))
+    assert np.allclose(R[:, 2], fwd, atol=1e-9) and np.allclose(T[:3, 3], eye) and T[3].tolist() == [0, 0, 0, 1]
+    K = np.array([[f, 0.0, 319.5], [0.0, f * 1.0, 239.5], [0.0, 0.0, 1.0]])
+    X = backproject([[u, v]], [z], K, T)
+    uv, depth = project(X, K, T)
+    assert np.allclose(uv, [[u, v]], atol=1e-6) and depth == pytest.approx([z], rel=1e-9)
+    # the target itself projects to the principal point
+    uv_t, z_t = project(np.array([tgt]), K, T)
+    assert np.allclose(uv_t, [[319.5, 239.5]], atol=1e-6) and z_t[0] == pytest.approx(np.linalg.norm(np.subtract(tgt, eye)))

@@ -157,3 +157,168 @@ def test_audit_summary():
     with pytest.raises(ValueError, match=r"\['blocked'\]"):
         audit_summary(["depth", "blocked"])
     assert AUDIT_OUTCOMES == ("depth", "index", "inconclusive")
+
+
+# ------------------------------------------------------------ synthetic single-pixel renders
+# A camera 5 m above the floor looking straight down (image x = world x, image y = world -y),
+# f = 60, 80 x 60 px: pixel (u, v) at planar depth d back-projects to
+# X = ((u - 39.5) d / 60, -(v - 29.5) d / 60, 5 - d). The edge runs (-1, 0, 0) -> (1, 0, 0), so
+# the corridor is |y| <= 0.30, 0.05 <= z <= 1.80 (planar depth 3.20 .. 4.95).
+
+DOWN = np.eye(4)
+DOWN[:3, 0], DOWN[:3, 1], DOWN[:3, 2], DOWN[:3, 3] = (1, 0, 0), (0, -1, 0), (0, 0, -1), (0, 0, 5)
+EA, EB = (-1.0, 0.0, 0.0), (1.0, 0.0, 0.0)
+
+
+def one_pixel(u, v, d, oid, background=np.inf):
+    depth = np.full((H, W), background)
+    ids = np.zeros((H, W), np.int64)
+    depth[v, u], ids[v, u] = d, oid
+    return depth, ids
+
+
+def down_audit(depth, ids, a=EA, b=EB, **kw):
+    return audit_edge(a, b, PARAMS, K, DOWN, depth, ids, floor_ids={1}, **kw)
+
+
+@pytest.mark.parametrize("d, want", [
+    # pixel (40, 30): X = (d/120, -d/120, 5 - d), inside in xy; its height decides
+    (4.0, "depth"), (3.21, "depth"), (4.94, "depth"),
+    (3.19, "index"),   # z = 1.81: above the slab, but it hides the samples below it
+    (4.96, "inconclusive"),  # z = 0.04: under the slab and behind every sample but the lowest by < 2 cm
+])
+def test_depth_evidence_height_limits(d, want):
+    assert down_audit(*one_pixel(40, 30, d, 5)) == want
+    assert down_audit(*one_pixel(40, 30, d, 1)) == "inconclusive"  # floor is never evidence
+
+
+def test_depth_evidence_radius_is_inclusive_of_the_xy_distance():
+    # pixel (40, 25) at depth 4: X = (0.0333, 0.3, 1.0), 0.3 m from the centre line
+    depth, ids = one_pixel(40, 25, 4.0, 5)
+    assert down_audit(depth, ids, radius=0.31) == "depth"
+    assert down_audit(depth, ids, radius=0.29, min_samples=10**6) == "inconclusive"
+    # beyond the end of the edge: pixel (64, 30) at depth 4 is X = (1.633, -0.033, 1): 0.633 m from B
+    depth, ids = one_pixel(64, 30, 4.0, 5)
+    assert down_audit(depth, ids, radius=0.64) == "depth"
+    assert down_audit(depth, ids, radius=0.62, min_samples=10**6) == "inconclusive"
+
+
+def test_depth_evidence_follows_a_sloped_floor():
+    # edge rising from z 0 at x = -1 to z 1 at x = 1: at x = 0.5 the slab is 0.80 .. 2.55 m
+    a, b = (-1.0, 0.0, 0.0), (1.0, 0.0, 1.0)
+    # pixel (48, 30): X = (8.5 d / 60, -d / 120, 5 - d); d = 3.53 -> x = 0.5, z = 1.47: inside
+    assert down_audit(*one_pixel(48, 30, 3.53, 5), a=a, b=b) == "depth"
+    # d = 4.3 -> x = 0.609, z = 0.70: above a flat floor's slab but below this one
+    assert down_audit(*one_pixel(48, 30, 4.3, 5), a=a, b=b, min_samples=10**6) == "inconclusive"
+    assert down_audit(*one_pixel(48, 30, 4.3, 5), min_samples=10**6) == "depth"
+
+
+def test_min_pixels_counts_pixels_inside_the_corridor():
+    depth = np.full((H, W), np.inf)
+    ids = np.zeros((H, W), np.int64)
+    depth[30, 38:43], ids[30, 38:43] = 4.0, 5  # five pixels, all inside
+    depth[10, 40], ids[10, 40] = 4.0, 5  # y = 1.27: outside
+    assert down_audit(depth, ids, min_pixels=5) == "depth"
+    assert down_audit(depth, ids, min_pixels=6, min_samples=10**6) == "inconclusive"
+
+
+@pytest.mark.parametrize("rd, oid, walls, want", [
+    (1.0, 7, (), "index"),            # X z = 4: far above the corridor, in front of its samples
+    (1.0, 7, (7,), "inconclusive"),   # a wall only says the corridor is out of sight
+    (1.0, 0, (), "inconclusive"),     # id 0 is background
+    (1e9, 7, (), "inconclusive"),     # a huge finite depth is background
+    (np.inf, 7, (), "inconclusive"),
+    (3.0, 7, (), "index"),
+])
+def test_index_evidence(rd, oid, walls, want):
+    depth, ids = one_pixel(40, 30, rd, oid)
+    assert down_audit(depth, ids, wall_ids=walls) == want
+
+
+def test_index_min_samples_and_out_of_frame():
+    depth, ids = one_pixel(40, 30, 1.0, 7)
+    assert down_audit(depth, ids, min_samples=1) == "index"
+    # every corridor sample is behind an occluder covering the whole frame
+    full_d, full_i = np.full((H, W), 1.0), np.full((H, W), 7)
+    n_in = down_audit(full_d, full_i, min_samples=10**6)
+    assert n_in == "inconclusive"
+    # an edge far outside the frame (x = 30 m) has no evidence whatever the renders hold
+    assert down_audit(full_d, full_i, a=(30.0, 0.0, 0.0), b=(32.0, 0.0, 0.0)) == "inconclusive"
+
+
+@pytest.mark.parametrize("px, d", [
+    # pixels inside the corridor volume at the four ends of its projected box (the box is
+    # u 15.1 .. 63.9, v 23.9 .. 35.1 from the samples at 1.80 m, planar depth 3.2)
+    ((16, 30), 3.3),   # X = (-1.2925, -0.0275, 1.70): 0.294 m from A
+    ((63, 30), 3.3),   # X = (1.2925, -0.0275, 1.70): 0.294 m from B
+    ((40, 24), 3.25),  # X = (0.027, 0.298, 1.75)
+    ((40, 35), 3.25),  # X = (0.027, -0.298, 1.75)
+])
+def test_depth_evidence_at_the_edges_of_the_projected_box(px, d):
+    assert down_audit(*one_pixel(*px, d, 5), min_samples=10**6) == "depth"
+
+
+def test_degenerate_edge_is_a_disc_around_its_point():
+    depth, ids = one_pixel(40, 30, 4.0, 5)  # X = (0.033, -0.033, 1.0): 0.047 m from the point
+    assert down_audit(depth, ids, a=(0.0, 0.0, 0.0), b=(0.0, 0.0, 0.0)) == "depth"
+    depth, ids = one_pixel(64, 30, 4.0, 5)  # X = (1.633, -0.033, 1.0)
+    assert down_audit(depth, ids, a=(0.0, 0.0, 0.0), b=(0.0, 0.0, 0.0), min_samples=10**6) == "inconclusive"
+
+
+def _column(u):
+    depth = np.full((H, W), np.inf)
+    ids = np.zeros((H, W), np.int64)
+    depth[:, u], ids[:, u] = 1.0, 7
+    return depth, ids
+
+
+def _row(v):
+    depth = np.full((H, W), np.inf)
+    ids = np.zeros((H, W), np.int64)
+    depth[v, :], ids[v, :] = 1.0, 7
+    return depth, ids
+
+
+@pytest.mark.parametrize("a_x, b_x, col, want", [
+    # the frame is -0.5 <= u < 79.5; a sample at x, planar depth z is at u = 39.5 + 60 x / z and the
+    # corridor's outermost ring point nearest the frame lies 0.30 m off the edge's end at z = 4.95
+    (-4.5, -3.65, 0, "inconclusive"),  # nearest sample at u = -1.1: out of frame
+    (-4.5, -3.55, 0, "index"),         # nearest sample at u = 0.11: pixel 0
+    (-4.5, -3.55, 1, "inconclusive"),  # ... and only pixel 0
+    (3.63, 4.5, 79, "inconclusive"),   # nearest sample at u = 79.86: out of frame
+    (3.5, 4.5, 79, "index"),           # nearest sample at u = 78.3, pixel 78 or 79
+])
+def test_frame_edges_in_u(a_x, b_x, col, want):
+    assert down_audit(*_column(col), a=(a_x, 0.0, 0.0), b=(b_x, 0.0, 0.0)) == want
+
+
+@pytest.mark.parametrize("a_y, row, want", [
+    # v = 29.5 - 60 y / z: the sample nearest the top edge is 0.30 m short of A at z = 4.95
+    (2.72, 0, "index"),          # at v = 0.17: row 0
+    (2.72, 1, "inconclusive"),
+    (2.9, 0, "inconclusive"),    # at v = -2.0: out of frame
+])
+def test_frame_edges_in_v(a_y, row, want):
+    assert down_audit(*_row(row), a=(0.0, a_y, 0.0), b=(0.0, 4.0, 0.0)) == want
+
+
+def test_shape_error_message():
+    with pytest.raises(ValueError, match=r"^depth and object_index must be 2D arrays of the same shape$"):
+        down_audit(np.zeros((H, W)), np.zeros((H, W - 1), np.int64))
+
+
+def test_corridor_samples_single_ring_single_angle_and_messages():
+    # one ring of one point: the centre and (r, 0) per station and height
+    S = corridor_samples((0, 0, 0), (0.1, 0, 0), 0.3, 0.05, [0.5], n_rings=1, n_angles=1)
+    assert np.allclose(S, [[0, 0, 0.5], [0.3, 0, 0.5], [0.05, 0, 0.5], [0.35, 0, 0.5], [0.1, 0, 0.5], [0.4, 0, 0.5]])
+    S = corridor_samples((0, 0, 0), (0, 0, 0), 0.2, 0.05, [0.1], n_rings=1, n_angles=4)
+    assert np.allclose(S, [[0, 0, 0.1], [0.2, 0, 0.1], [0, 0.2, 0.1], [-0.2, 0, 0.1], [0, -0.2, 0.1]])
+    with pytest.raises(ValueError, match=r"^radius must be >= 0 and step_m > 0$"):
+        corridor_samples((0, 0), (1, 0), -0.1, 0.05, [0.5])
+    with pytest.raises(ValueError, match=r"^heights is empty$"):
+        corridor_samples((0, 0), (1, 0), 0.1, 0.05, [])
+
+
+def test_zero_length_edge_stands_on_its_first_point():
+    # a and b share xy but not z: the single station is a's, on a's floor
+    assert np.allclose(corridor_samples((0, 0, 0), (0, 0, 0.5), 0.0, 0.05, [0.1]), [[0, 0, 0.1]])

@@ -260,3 +260,55 @@ def test_sat_overlap_agrees_with_linear_programming(dim):
     # both answers occur often enough to matter
     frac = np.mean([lp_overlap(tris[i], centre[i] - h, centre[i] + h) for i in range(n)])
     assert 0.2 < frac < 0.8
+
+
+# ------------------------------------------------------------ properties (hypothesis)
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+def _sat_gap(centres, half, corners, axes):
+    """Per cell square (centre, half side): the largest separating gap over `axes` against the
+    polygon `corners` (> 0: apart by at least that much; < 0: overlapping by at least -gap)."""
+    gaps = []
+    for a in axes:
+        c = centres @ a
+        hw = half * (abs(a[0]) + abs(a[1]))
+        r = corners @ a
+        gaps.append(np.maximum(r.min() - (c + hw), (c - hw) - r.max()))
+    return np.max(gaps, axis=0)
+
+
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(cx=st.floats(0.8, 2.2), cy=st.floats(0.8, 2.2), w=st.floats(0.05, 1.2), d=st.floats(0.05, 1.2),
+       yaw=st.floats(0.0, 180.0), z0=st.floats(0.0, 2.0), h=st.floats(0.02, 1.0))
+def test_rotated_box_occupies_the_cells_its_footprint_overlaps(cx, cy, w, d, yaw, z0, h):
+    """Oracle: a 2-D separating-axis test of every 0.1 m cell square against the box's rotated
+    rectangle, written out here. A box in the 0.05-1.80 m slab occupies exactly the cells it
+    overlaps (cells within 10 um of touching are skipped); its footprint is those cells at any height."""
+    a = np.radians(yaw)
+    ax1, ax2 = np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)])
+    corners = np.array([(cx, cy) + sx * w / 2 * ax1 + sy * d / 2 * ax2 for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1))])
+    T = np.eye(4)
+    T[:3, :3] = trimesh.transformations.rotation_matrix(a, [0, 0, 1])[:3, :3]
+    T[:3, 3] = (cx, cy, z0 + h / 2)
+    floor = trimesh.Trimesh(np.array([[0, 0, 0], [3, 0, 0], [3, 3, 0], [0, 3, 0]], float), [[0, 1, 2], [0, 2, 3]],
+                            process=False)
+    mesh = SceneMesh.from_trimesh_parts([(1, "floor", floor), (4, "box", trimesh.creation.box(extents=(w, d, h),
+                                                                                            transform=T))])
+    g = occupancy_from_mesh(mesh, {1}, P)
+    H, W = g.shape
+    iy, ix = np.mgrid[0:H, 0:W]
+    centres = g.cell_to_world(ix.ravel(), iy.ravel())
+    gap = _sat_gap(centres, 0.05, corners, [np.array([1.0, 0.0]), np.array([0.0, 1.0]), ax1, ax2]).reshape(H, W)
+    sure = np.abs(gap) > 1e-5
+    overlap = gap < 0
+    assert sure.sum() > 0.9 * H * W
+    assert np.array_equal(footprint_mask(g, 4)[sure], overlap[sure])
+    if z0 + h >= P.obstacle_min_z + 1e-5 and z0 <= P.obstacle_max_z - 1e-5:
+        assert np.array_equal(g.occupied[sure], overlap[sure])
+        assert np.array_equal(g.object_cells[sure], np.where(overlap, 4, 0)[sure])
+    elif z0 + h < P.obstacle_min_z - 1e-5 or z0 > P.obstacle_max_z + 1e-5:
+        assert not g.occupied.any()
+    assert g.floor.all()

@@ -488,3 +488,66 @@ def test_float32_inputs_are_computed_in_float64():
     uv = ends @ K.T
     want_px = float(np.hypot(*(uv[1, :2] / uv[1, 2] - uv[0, :2] / uv[0, 2])))
     assert px_per_unit(K, EYE, p32, n32) == pytest.approx(want_px, rel=1e-13)
+
+
+# ------------------------------------------------------------ properties (hypothesis)
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_coord = st.floats(-3.0, 3.0, allow_nan=False)
+_size = st.floats(0.2, 2.0, allow_nan=False)
+
+
+def _slab(o, d, lo, hi):
+    """Analytic first entry of the ray o + t d (d unit) into the box [lo, hi]: (t, axis, sign) or None."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t1, t2 = (lo - o) / d, (hi - o) / d
+    tmin, tmax = np.minimum(t1, t2), np.maximum(t1, t2)
+    axis = int(np.argmax(tmin))
+    t_in, t_out = tmin[axis], tmax.min()
+    if t_in > t_out or t_out < 0 or t_in < 0:
+        return None
+    return float(t_in), axis, -float(np.sign(d[axis]))
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(c=st.tuples(_coord, _coord, _coord), e=st.tuples(_size, _size, _size),
+       u=st.tuples(st.floats(-0.45, 0.45), st.floats(-0.45, 0.45), st.floats(-0.45, 0.45)),
+       dirn=st.tuples(_coord, _coord, _coord).filter(lambda v: np.linalg.norm(v) > 0.5),
+       back=st.floats(4.0, 9.0))
+def test_cast_matches_the_slab_intersection_of_a_box(c, e, u, dirn, back):
+    """A ray aimed at a point inside a box enters it where the slab method says, through the face
+    whose outward normal faces the ray; the reported distance is in metres along any scaled dir."""
+    c, e = np.array(c), np.array(e)
+    lo, hi = c - e / 2, c + e / 2
+    aim = c + np.array(u) * e
+    d = np.array(dirn) / np.linalg.norm(dirn)
+    o = aim - back * d  # at least 4 m back: outside any box of side <= 2 m centred within 0.45 e of aim
+    rc = Raycaster(SceneMesh.from_trimesh_parts(
+        [(3, "box", trimesh.creation.box(extents=e, transform=trimesh.transformations.translation_matrix(c)))]))
+    t, oid, tri, nrm = rc.cast(o, 2.5 * d)
+    want = _slab(o, d, lo, hi)
+    assert want is not None
+    assert t[0] == pytest.approx(want[0], abs=1e-6)
+    assert oid.tolist() == [3] and tri[0] >= 0
+    n_want = np.zeros(3)
+    n_want[want[1]] = want[2]
+    if sorted(np.abs((o + want[0] * d - c) / (e / 2)))[-2] < 0.999:  # not within 0.1% of an edge
+        assert np.allclose(nrm[0], n_want, atol=1e-9)
+    # the reverse ray from the same origin misses
+    t2, oid2, tri2, _ = rc.cast(o, -d)
+    assert np.isinf(t2[0]) and oid2.tolist() == [0] and tri2.tolist() == [-1]
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(x=st.floats(-1.2, 1.2), y=st.floats(-1.2, 1.2), z=st.floats(0.5, 6.0))
+def test_in_frame_mask_matches_the_pinhole_rectangle(x, y, z):
+    """With K above and the identity pose, (x, y, z) lands at u = 20 x / z + 19.5, v = 20 y / z + 14.5;
+    it is in frame exactly when -0.5 <= u < 39.5 and -0.5 <= v < 29.5."""
+    u, v = F * x / z + (W - 1) / 2, F * y / z + (H - 1) / 2
+    want = (-0.5 <= u < W - 0.5) and (-0.5 <= v < H - 0.5)
+    got = in_frame_mask(np.array([[x, y, z]]), K, EYE, W, H)
+    if min(abs(u + 0.5), abs(u - W + 0.5), abs(v + 0.5), abs(v - H + 0.5)) > 1e-9:
+        assert got.tolist() == [want]
+    assert in_frame_mask(np.array([[x, y, -z]]), K, EYE, W, H).tolist() == [False]

@@ -1,0 +1,163 @@
+"""geometry.view_annotation's decision helpers pinned by hand: route verification, loop
+cutting, stand-in cells nearest first, pixel-bucket thinning, footprint distances, the inner
+goal region and the stage clock."""
+from __future__ import annotations
+
+import math
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from geometry.occupancy import OccupancyGrid
+from geometry.view_annotation import (StageClock, _edges, _footprint_distance, _inner_goal, _nearby_cells,
+                                      _route_m, _simplify, _thin, verify_route)
+
+
+def graph():
+    G = nx.Graph()
+    for i in range(5):
+        G.add_node(i, feasible=i != 3)
+    G.add_node(5)  # no "feasible" attribute: not feasible
+    G.add_edges_from([(0, 1), (1, 2), (2, 4), (1, 3), (3, 4), (4, 5)])
+    return G
+
+
+@pytest.mark.parametrize("route, ok", [
+    ([0, 1, 2, 4], True),
+    ([0, 1, 2], True),          # 2 is also a goal
+    ([1, 2, 4], False),         # does not start at the start
+    ([0, 1, 2, 4, 2], True),    # a revisit is still a walk along edges
+    ([0, 2, 4], False),         # 0-2 is no edge
+    ([0, 1, 3, 4], False),      # 3 is not feasible
+    ([0, 1, 2, 4, 5], False),   # 5 has no feasible flag (and is no goal)
+    ([0, 1], False),            # 1 is no goal
+    ([], False),
+    ([0, 1, 2, 4, 9], False),   # 9 is not in the graph
+])
+def test_verify_route(route, ok):
+    assert verify_route(graph(), route, 0, [4, 2]) is ok
+
+
+def test_verify_route_unknown_goal_node_and_string_ids():
+    G = graph()
+    assert verify_route(G, ["0", "1", "2"], "0", ["2"]) is True
+    G.add_edge(4, 9)
+    assert verify_route(G, [0, 1, 2, 4, 9], 0, [9]) is False  # 9 has no attributes at all
+    assert verify_route(G, [0], 0, [0]) is True  # already at a goal: a one-vertex route
+
+
+def test_simplify_cuts_loops_and_repeats():
+    assert _simplify([0, 1, 1, 2]) == [0, 1, 2]
+    assert _simplify([0, 1, 2, 3, 1, 4]) == [0, 1, 4]
+    assert _simplify([0, 1, 2, 0, 5]) == [0, 5]
+    assert _simplify([3, 4, 5]) == [3, 4, 5] and _simplify([]) == []
+
+
+def grid5(cell=0.5, origin=(1.0, -1.0)):
+    H, W = 4, 5
+    return OccupancyGrid(origin_xy=origin, cell_m=cell, floor=np.ones((H, W), bool),
+                         occupied=np.zeros((H, W), bool), object_cells=np.zeros((H, W), np.int32))
+
+
+def test_nearby_cells_nearest_first_and_inclusive():
+    g = grid5()
+    cells = np.zeros(g.shape, bool)
+    cells[0, 0] = cells[0, 2] = cells[1, 1] = cells[3, 4] = True
+    # centres: (1,-1), (2,-1), (1.5,-0.5), (3,0.5); from (1.5,-1): 0.5, 0.5, 0.5, 2.1213
+    got = _nearby_cells(g, cells, (1.5, -1.0), 0.5)
+    assert got.tolist() == [[1.0, -1.0], [2.0, -1.0], [1.5, -0.5]]  # ties kept in cell (row-major) order
+    # from (2, -0.9): 0.1, 0.640, 1.005
+    got = _nearby_cells(g, cells, (2.0, -0.9), 1.01)
+    assert got.tolist() == [[2.0, -1.0], [1.5, -0.5], [1.0, -1.0]]
+    assert _nearby_cells(g, cells, (2.0, -0.9), 1.0).tolist() == [[2.0, -1.0], [1.5, -0.5]]
+    assert _nearby_cells(g, cells, (2.0, -0.9), 0.09).shape == (0, 2)
+    assert _nearby_cells(g, cells, (3.0, 0.5), 0.0).tolist() == [[3.0, 0.5]]
+    assert _nearby_cells(g, np.zeros(g.shape, bool), (0, 0), 9.0).shape == (0, 2)
+
+
+def test_thin_keeps_the_first_point_per_bucket_in_input_order():
+    uv = np.array([[5.0, 5.0], [12.0, 3.0], [9.9, 9.9], [10.0, 0.0], [-0.1, 4.0], [25.0, 1.0]])
+    # 10 px buckets: (0,0), (1,0), (0,0), (1,0), (-1,0), (2,0)
+    assert _thin(uv, 10.0).tolist() == [0, 1, 4, 5]
+    assert _thin(uv, 5.0).tolist() == [0, 1, 4, 5]
+    assert _thin(uv, 3.0).tolist() == [0, 1, 2, 3, 4, 5]
+    assert _thin(uv, 30.0).tolist() == [0, 4]
+    assert _thin(np.zeros((0, 2)), 10.0).tolist() == []
+
+
+def test_route_length_and_sorted_edges():
+    pts = {0: np.array([0.0, 0.0]), 1: np.array([3.0, 4.0]), 2: np.array([3.0, 0.0, 7.0])}
+    assert _route_m(pts, [0, 1, 2]) == pytest.approx(9.0)  # z is ignored
+    assert _route_m(pts, [0]) == 0.0
+    G = nx.Graph([(3, 1), (0, 2), (2, 1)])
+    assert _edges(G) == [[0, 2], [1, 2], [1, 3]]
+
+
+def test_footprint_distance():
+    g = grid5()
+    g.footprints[7] = np.array([2 * 5 + 3])  # cell (ix 3, iy 2): centre (2.5, 0.0)
+    assert _footprint_distance(g, 7, (2.5, -1.0)) == pytest.approx(1.0)
+    assert _footprint_distance(g, 7, (5.5, 4.0)) == pytest.approx(5.0)
+    with pytest.raises(ValueError, match="object 8 has no footprint on this grid"):
+        _footprint_distance(g, 8, (0.0, 0.0))
+
+
+def test_inner_goal_keeps_the_reachable_goal_cells_nearest_the_footprint():
+    H, W = 3, 7
+    g = OccupancyGrid(origin_xy=(0.0, 0.0), cell_m=1.0, floor=np.ones((H, W), bool),
+                      occupied=np.zeros((H, W), bool), object_cells=np.zeros((H, W), np.int32))
+    g.footprints[5] = np.array([1 * W + 6])  # cell (6, 1)
+    goal = np.zeros((H, W), bool)
+    goal[:, 3:6] = True  # a band 1-3 cells from the footprint
+    feasible = np.ones((H, W), bool)
+    inner = _inner_goal(g, goal, feasible, 5, (0.0, 1.0))
+    want = np.zeros((H, W), bool)
+    want[1, 5] = True  # distance 1; (0,5) and (2,5) are sqrt(2) away
+    assert np.array_equal(inner, want)
+    # column 5 cut off from the start by an infeasible column 4: the nearest reachable goal is (1, 3)
+    feasible[:, 4] = False
+    inner = _inner_goal(g, goal, feasible, 5, (0.0, 1.0))
+    want = np.zeros((H, W), bool)
+    want[1, 3] = True
+    assert np.array_equal(inner, want)
+    # a start outside the grid, on an infeasible cell, or with no goal reachable: the whole goal
+    assert np.array_equal(_inner_goal(g, goal, feasible, 5, (-3.0, 1.0)), goal)
+    assert np.array_equal(_inner_goal(g, goal, feasible, 5, (4.0, 1.0)), goal)
+    only_far = np.zeros((H, W), bool)
+    only_far[:, 5] = True
+    assert np.array_equal(_inner_goal(g, only_far, feasible, 5, (0.0, 1.0)), only_far)
+
+
+def test_inner_goal_counts_diagonal_neighbours_as_connected():
+    H, W = 3, 3
+    g = OccupancyGrid(origin_xy=(0.0, 0.0), cell_m=1.0, floor=np.ones((H, W), bool),
+                      occupied=np.zeros((H, W), bool), object_cells=np.zeros((H, W), np.int32))
+    g.footprints[2] = np.array([2 * W + 2])
+    feasible = np.eye(3, dtype=bool)  # (0,0) - (1,1) - (2,2) touch only at corners
+    goal = np.zeros((H, W), bool)
+    goal[1, 1] = goal[0, 2] = True
+    inner = _inner_goal(g, goal, feasible, 2, (0.0, 0.0))
+    assert inner.tolist() == [[False, False, False], [False, True, False], [False, False, False]]
+
+
+def test_stage_clock_adds_up_and_is_a_no_op_without_a_dict():
+    into: dict = {}
+    clock = StageClock(into)
+    clock.add("cast", 1.5)
+    clock.add("cast", 2)
+    clock.add("plan", 0.25)
+    assert into == {"cast": 3.5, "plan": 0.25} and isinstance(into["cast"], float)
+    with clock("plan"):
+        pass
+    assert 0.25 <= into["plan"] < 5.0
+    with pytest.raises(RuntimeError):
+        with clock("fail"):
+            raise RuntimeError("x")
+    assert "fail" in into  # timed even when the stage raises
+    off = StageClock(None)
+    off.add("cast", 1.0)
+    with off("cast"):
+        pass
+    assert off.into is None
+    assert math.isfinite(into["fail"])

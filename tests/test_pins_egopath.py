@@ -369,3 +369,43 @@ def test_iter_outcomes():
     qs, ans = _bench()
     pairs = list(ep.iter_outcomes(qs[:2], ans))
     assert [q.question_id for q, _ in pairs] == ["pt1", "pt2"] and pairs[1][1].tp == 3
+
+
+# ---------------------------------------------------------------- point estimates that are undefined
+
+def test_point_estimates_without_resamples_have_no_interval_and_nan_is_none():
+    # every displayed id is a positive: TNR = 0/0 is undefined, so BA is undefined (None, not NaN);
+    # F1 = 2*3 / (2*3 + 0 + 0) = 100 %
+    qs = [tq("t1", positives=(1, 2, 3), ids=(1, 2, 3))]
+    r = ep.evaluate_model(qs, {"t1": "[1, 2, 3]"}, n_resamples=0)
+    e = r["tasks"]["point_traversability"]
+    assert e["ba"] == {"estimate": None, "low": None, "high": None, "n_undefined": 0}
+    assert e["f1"] == {"estimate": 100.0, "low": None, "high": None, "n_undefined": 0}
+    assert e["pooled"]["tnr"] is None and e["pooled"]["tpr"] == 100.0
+    # a task without questions: no interval either, n_undefined stays 0
+    assert r["tasks"]["point_path"]["sr"] == {"estimate": None, "low": None, "high": None, "n_undefined": 0}
+
+
+def test_item_table_sums_accept_n_among_the_columns():
+    qs, ans = _bench()
+    t = ep.ItemTable(qs, [ep.evaluate(q, ans[q.question_id]) for q in qs])
+    s = t.sums(np.arange(7), ("n", "success"))
+    assert set(s) == {"n", "success"}
+    assert s["n"].tolist() == [2, 1, 2, 1, 1] and s["success"].tolist() == [0, 0, 1, 0, 1]
+
+
+def test_vec_of_empty_classes_is_nan_without_numpy_warnings():
+    import warnings
+
+    # block 1 (embodied_traversability) holds tp fp fn tn = 2 0 0 0; block 2 (point_path) n = 0
+    R = np.zeros((2, 40))
+    R[0, 8:12] = [2, 0, 0, 0]
+    R[1, 8:12] = [0, 1, 0, 3]          # no positives: TPR undefined
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")   # 0/0 must stay silent (errstate), not warn per resample
+        ba = ep._vec("ba", R, 1)
+        f1 = ep._vec("f1", R, 1)
+        sr = ep._vec("sr", R, 2)
+    assert math.isnan(ba[0]) and math.isnan(ba[1])   # TNR 0/0 in row 0, TPR 0/0 in row 1
+    assert f1.tolist() == [100.0, 0.0]               # 2*2/(4+0+0) ; 0/(0+1+0)
+    assert math.isnan(sr[0]) and math.isnan(sr[1])

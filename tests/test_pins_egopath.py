@@ -398,14 +398,19 @@ def test_vec_of_empty_classes_is_nan_without_numpy_warnings():
     import warnings
 
     # block 1 (embodied_traversability) holds tp fp fn tn = 2 0 0 0; block 2 (point_path) n = 0
-    R = np.zeros((2, 40))
+    R = np.zeros((4, 40))
     R[0, 8:12] = [2, 0, 0, 0]
     R[1, 8:12] = [0, 1, 0, 3]          # no positives: TPR undefined
+    R[2, 8:12] = [1, 0, 0, 1]          # one positive, one negative, both right: BA 100
+    R[2, 16:24] = [0, 0, 0, 0, 1, 1, 0.5, 1]
+    R[3, 8:12] = [0, 0, 0, 5]          # nothing positive, nothing predicted: F1 = 1 by definition
     with warnings.catch_warnings():
         warnings.simplefilter("error")   # 0/0 must stay silent (errstate), not warn per resample
         ba = ep._vec("ba", R, 1)
         f1 = ep._vec("f1", R, 1)
         sr = ep._vec("sr", R, 2)
     assert math.isnan(ba[0]) and math.isnan(ba[1])   # TNR 0/0 in row 0, TPR 0/0 in row 1
-    assert f1.tolist() == [100.0, 0.0]               # 2*2/(4+0+0) ; 0/(0+1+0)
-    assert math.isnan(sr[0]) and math.isnan(sr[1])
+    assert ba[2] == 100.0 and math.isnan(ba[3])
+    assert f1.tolist() == [100.0, 0.0, 100.0, 100.0]  # 2*2/(4+0+0) ; 0/(0+1+0) ; 2/(2+0+0) ; 0/0 -> 1
+    assert math.isnan(sr[0]) and math.isnan(sr[1]) and sr[2] == 100.0
+    assert ep._vec("vpr", R, 2)[2] == 100.0 and ep._vec("spl", R, 2)[2] == 50.0

@@ -414,3 +414,25 @@ def test_vec_of_empty_classes_is_nan_without_numpy_warnings():
     assert f1.tolist() == [100.0, 0.0, 100.0, 100.0]  # 2*2/(4+0+0) ; 0/(0+1+0) ; 2/(2+0+0) ; 0/0 -> 1
     assert math.isnan(sr[0]) and math.isnan(sr[1]) and sr[2] == 100.0
     assert ep._vec("vpr", R, 2)[2] == 100.0 and ep._vec("spl", R, 2)[2] == 50.0
+
+
+def test_cluster_draws_interval_by_hand_and_its_confidence():
+    # two clusters with SR 1 and 0 (one route item each, point_path block 2): a resample holds
+    # both (SR 0.5, probability 1/2), A twice (1) or B twice (0). Percentiles of those replicates:
+    X = np.zeros((2, 40))
+    X[0, 16:24] = [0, 0, 0, 0, 1, 1, 1, 1]
+    X[1, 16:24] = [0, 0, 0, 0, 1, 0, 0, 1]
+    d = ep.ClusterDraws(["A", "B"], n_resamples=400, seed=1)
+    reps = 100 * (d.counts[:, 0]) / 2            # resample SR (%) = copies of A / 2
+    wide = d.ci(X, lambda R: ep._vec("sr", R, 2))
+    narrow = d.ci(X, lambda R: ep._vec("sr", R, 2), confidence=0.2)
+    assert wide == {"estimate": 50.0, "low": 0.0, "high": 100.0, "n_undefined": 0}
+    assert narrow["low"] == narrow["high"] == 50.0          # the middle 20 % are all SR 50
+    assert narrow["low"] == float(np.quantile(reps, 0.4)) and wide["low"] == float(np.quantile(reps, 0.025))
+
+
+def test_cluster_draws_of_no_items():
+    d = ep.ClusterDraws([], n_resamples=3, seed=0)
+    assert d.counts.shape == (3, 0) and d.n == 0
+    out = d.ci(np.zeros((0, 40)), lambda R: ep._vec("sr", R, 2))
+    assert out == {"estimate": None, "low": None, "high": None, "n_undefined": 3}

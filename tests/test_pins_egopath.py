@@ -436,3 +436,11 @@ def test_cluster_draws_of_no_items():
     assert d.counts.shape == (3, 0) and d.n == 0
     out = d.ci(np.zeros((0, 40)), lambda R: ep._vec("sr", R, 2))
     assert out == {"estimate": None, "low": None, "high": None, "n_undefined": 3}
+
+
+def test_self_loop_is_illegal_even_if_the_graph_lists_it():
+    # the contract: a repeated consecutive id is never a legal direct edge, whatever legal_edges says
+    q = rq().model_copy(update={"legal_edges": EDGES + [[2, 2]]})
+    o = ep.evaluate_route(q, "[1, 2, 2, 3]")
+    assert o.stage == "illegal_edge" and o.illegal_edges == [(2, 2)] and not o.valid and o.spl == 0.0
+    assert ep.evaluate_route(q, "[1, 2, 3]").success

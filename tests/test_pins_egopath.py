@@ -444,3 +444,12 @@ def test_self_loop_is_illegal_even_if_the_graph_lists_it():
     o = ep.evaluate_route(q, "[1, 2, 2, 3]")
     assert o.stage == "illegal_edge" and o.illegal_edges == [(2, 2)] and not o.valid and o.spl == 0.0
     assert ep.evaluate_route(q, "[1, 2, 3]").success
+
+
+def test_route_metrics_of_no_outcomes_has_the_same_keys():
+    full = ep.route_metrics([ep.evaluate_route(rq(), "[1, 2, 3]")])
+    empty = ep.route_metrics([])
+    assert list(empty) == list(full) == [
+        "vpr", "sr", "spl", "evaluable", "endpoint_hit", "first_edge_legal", "full_route_legal",
+        "has_illegal_edge", "illegal_later_given_first_legal", "illegal_later_given_first_and_end"]
+    assert all(math.isnan(v) for v in empty.values())

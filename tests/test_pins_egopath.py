@@ -453,3 +453,32 @@ def test_route_metrics_of_no_outcomes_has_the_same_keys():
         "vpr", "sr", "spl", "evaluable", "endpoint_hit", "first_edge_legal", "full_route_legal",
         "has_illegal_edge", "illegal_later_given_first_legal", "illegal_later_given_first_and_end"]
     assert all(math.isnan(v) for v in empty.values())
+
+
+def test_broken_question_messages_name_the_question_and_the_fault():
+    # these reach `scenebench score`'s one-line error for a broken export: they must say which
+    # question and what is wrong
+    def msg(fn, *a, **k):
+        with pytest.raises(ValueError) as e:
+            fn(*a, **k)
+        return str(e.value)
+
+    assert msg(ep.evaluate_traversability, rq(qid="r7"), "[1]") == \
+        "question r7: task 'point_path' is not a traversability task"
+    assert msg(ep.evaluate_traversability, tq(qid="t7", positives=(1, 9, 8)), "[1]") == \
+        "question t7: positives [8, 9] are not displayed"
+    assert msg(ep.evaluate_route, tq(qid="t8"), "[1]") == \
+        "question t8: task 'point_traversability' is not a route task"
+    assert msg(ep.evaluate_route, rq(qid="r8", start=None), "[1]") == "route question r8 has no start_id"
+    assert msg(ep.evaluate_route, rq(qid="r9", goals=()), "[1]") == "route question r9 has no goal_ids"
+    assert msg(ep.route_length_m, rq(qid="r10"), [1, 9]) == "question r10: no world point for display id 9"
+    assert msg(ep.evaluate_route, rq(qid="r11", shortest=-0.5), "[1, 2, 3]") == \
+        "question r11: shortest_m -0.5 is not a length"
+    assert msg(ep.evaluate_route, rq(qid="r12", shortest=None, reference=()), "[1, 2, 3]") == \
+        "route question r12 has neither shortest_m nor reference_route (SPL needs l_i)"
+    q = rq(qid="r13", display=[1, 2, 3, 4, 5], goals=(5,)).model_copy(update={"legal_edges": EDGES + [[1, 5]]})
+    assert msg(ep.evaluate_route, q, "[1, 5]") == "question r13: a route id lacks a world point"
+    assert msg(ep.ItemTable, [rq()], []) == "one outcome per question"
+    assert msg(ep.evaluate_model, [], {}) == "no questions to score"
+    assert msg(ep.evaluate_model, [rq(), rq()], {}) == "question ids must be unique"
+    assert msg(ep.evaluate_model, [rq()], {}, engine="slow") == "unknown bootstrap engine 'slow'"

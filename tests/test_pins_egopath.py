@@ -482,3 +482,10 @@ def test_broken_question_messages_name_the_question_and_the_fault():
     assert msg(ep.evaluate_model, [], {}) == "no questions to score"
     assert msg(ep.evaluate_model, [rq(), rq()], {}) == "question ids must be unique"
     assert msg(ep.evaluate_model, [rq()], {}, engine="slow") == "unknown bootstrap engine 'slow'"
+
+
+def test_format_failure_keeps_what_was_parsed():
+    # an empty list was parsed (ids []), prose was not (ids None): per-question dumps tell them apart
+    assert ep.evaluate_route(rq(), "Answer: []").ids == []
+    assert ep.evaluate_route(rq(), "no idea").ids is None
+    assert ep.evaluate_route(rq(), None).ids is None

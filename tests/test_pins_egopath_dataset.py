@@ -157,3 +157,29 @@ def test_load_images_only_wanted_ids_with_decodable_bytes(tmp_path):
     assert got["i"].getpixel((1, 1)) == (0, 255, 0)
     assert sorted(ed.load_images(root, ["a", "d", "i"], configs=["point_path"])) == ["a", "d"]
     assert ed.load_images(root, ["a"], split="train") == {}
+
+
+def test_a_question_id_twice_is_already_a_duplicate(tmp_path):
+    root = dataset(tmp_path)
+    shard(root, "point_path", "benchmark-00000.parquet", [q("a"), q("b")])
+    shard(root, "intent_path", "benchmark-00000.parquet", [q("a", "intent_path")])
+    with pytest.raises(EgoPathDataError) as e:
+        ed.load_questions(root)
+    assert str(e.value) == f"{root}: question id 'a' appears 2 times"
+
+
+def test_load_images_goes_on_past_a_bad_shard_and_a_bad_image(tmp_path):
+    root = dataset(tmp_path)
+    shard(root, "point_path", "benchmark-00000.parquet", [q("x")])               # no image column
+    shard(root, "point_path", "benchmark-00001.parquet", [q("c"), q("d"), q("g")],
+          images=[{"bytes": b"not a png", "path": None}, {"bytes": png((0, 0, 255)), "path": None},
+                  {"bytes": _gray_png(), "path": None}])
+    got = ed.load_images(root, ["x", "c", "d", "g"])
+    assert sorted(got) == ["d", "g"]
+    assert got["g"].mode == "RGB" and got["g"].getpixel((0, 0)) == (77, 77, 77)   # grey L image as RGB
+
+
+def _gray_png() -> bytes:
+    buf = io.BytesIO()
+    Image.new("L", (2, 2), 77).save(buf, format="PNG")
+    return buf.getvalue()

@@ -120,3 +120,14 @@ def test_id_lists_are_capped_at_twenty():
     assert p["missing"] == 22 and p["missing_ids"] == [f"q{i:02d}" for i in range(20)]
     assert p["unknown"] == 21 and p["unknown_ids"] == [f"x{i:02d}" for i in range(20)]
     assert p["matched"] == 0
+
+
+def test_per_task_counts_zero_missing_tasks_and_messages():
+    r = em.score_predictions([rq("only")], {}, n_resamples=0, baselines=False)
+    assert r["dataset"]["per_task"] == {"point_traversability": 0, "embodied_traversability": 0, "point_path": 1,
+                                        "embodied_path": 0, "intent_path": 0}
+    with pytest.raises(em.EgoPathDataError) as e:
+        em.score_predictions([], {})
+    assert str(e.value) == "no questions to score"
+    typed = em.score_result([rq("only")], {"m": {"only": "[1, 2, 3]"}}, n_resamples=0, baselines=False, seed=5)
+    assert typed.settings.n_resamples == 0 and typed.settings.seed == 5

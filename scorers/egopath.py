@@ -379,11 +379,11 @@ class ItemTable:
 COLS = ("tp", "fp", "fn", "tn", "valid", "success", "spl", "n")
 
 
-def _vec(metric: str, R: np.ndarray, k: int = 0) -> np.ndarray:
+def _vec(metric: str, R: np.ndarray, k: int) -> np.ndarray:
     """A task metric (percent) for each row of per-task column sums R (rows x 8*tasks), block k."""
     c = {name: R[:, 8 * k + j] for j, name in enumerate(COLS)}
     with np.errstate(divide="ignore", invalid="ignore"):
-        if metric in ("ba", "f1", "tpr", "tnr"):
+        if metric in TRAV_METRICS:
             tpr = np.where(c["tp"] + c["fn"] > 0, c["tp"] / (c["tp"] + c["fn"]), np.nan)
             tnr = np.where(c["tn"] + c["fp"] > 0, c["tn"] / (c["tn"] + c["fp"]), np.nan)
             if metric == "ba":

@@ -369,3 +369,123 @@ def test_iter_outcomes():
     qs, ans = _bench()
     pairs = list(ep.iter_outcomes(qs[:2], ans))
     assert [q.question_id for q, _ in pairs] == ["pt1", "pt2"] and pairs[1][1].tp == 3
+
+
+# ---------------------------------------------------------------- point estimates that are undefined
+
+def test_point_estimates_without_resamples_have_no_interval_and_nan_is_none():
+    # every displayed id is a positive: TNR = 0/0 is undefined, so BA is undefined (None, not NaN);
+    # F1 = 2*3 / (2*3 + 0 + 0) = 100 %
+    qs = [tq("t1", positives=(1, 2, 3), ids=(1, 2, 3))]
+    r = ep.evaluate_model(qs, {"t1": "[1, 2, 3]"}, n_resamples=0)
+    e = r["tasks"]["point_traversability"]
+    assert e["ba"] == {"estimate": None, "low": None, "high": None, "n_undefined": 0}
+    assert e["f1"] == {"estimate": 100.0, "low": None, "high": None, "n_undefined": 0}
+    assert e["pooled"]["tnr"] is None and e["pooled"]["tpr"] == 100.0
+    # a task without questions: no interval either, n_undefined stays 0
+    assert r["tasks"]["point_path"]["sr"] == {"estimate": None, "low": None, "high": None, "n_undefined": 0}
+
+
+def test_item_table_sums_accept_n_among_the_columns():
+    qs, ans = _bench()
+    t = ep.ItemTable(qs, [ep.evaluate(q, ans[q.question_id]) for q in qs])
+    s = t.sums(np.arange(7), ("n", "success"))
+    assert set(s) == {"n", "success"}
+    assert s["n"].tolist() == [2, 1, 2, 1, 1] and s["success"].tolist() == [0, 0, 1, 0, 1]
+
+
+def test_vec_of_empty_classes_is_nan_without_numpy_warnings():
+    import warnings
+
+    # block 1 (embodied_traversability) holds tp fp fn tn = 2 0 0 0; block 2 (point_path) n = 0
+    R = np.zeros((4, 40))
+    R[0, 8:12] = [2, 0, 0, 0]
+    R[1, 8:12] = [0, 1, 0, 3]          # no positives: TPR undefined
+    R[2, 8:12] = [1, 0, 0, 1]          # one positive, one negative, both right: BA 100
+    R[2, 16:24] = [0, 0, 0, 0, 1, 1, 0.5, 1]
+    R[3, 8:12] = [0, 0, 0, 5]          # nothing positive, nothing predicted: F1 = 1 by definition
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")   # 0/0 must stay silent (errstate), not warn per resample
+        ba = ep._vec("ba", R, 1)
+        f1 = ep._vec("f1", R, 1)
+        sr = ep._vec("sr", R, 2)
+    assert math.isnan(ba[0]) and math.isnan(ba[1])   # TNR 0/0 in row 0, TPR 0/0 in row 1
+    assert ba[2] == 100.0 and math.isnan(ba[3])
+    assert f1.tolist() == [100.0, 0.0, 100.0, 100.0]  # 2*2/(4+0+0) ; 0/(0+1+0) ; 2/(2+0+0) ; 0/0 -> 1
+    assert math.isnan(sr[0]) and math.isnan(sr[1]) and sr[2] == 100.0
+    assert ep._vec("vpr", R, 2)[2] == 100.0 and ep._vec("spl", R, 2)[2] == 50.0
+
+
+def test_cluster_draws_interval_by_hand_and_its_confidence():
+    # two clusters with SR 1 and 0 (one route item each, point_path block 2): a resample holds
+    # both (SR 0.5, probability 1/2), A twice (1) or B twice (0). Percentiles of those replicates:
+    X = np.zeros((2, 40))
+    X[0, 16:24] = [0, 0, 0, 0, 1, 1, 1, 1]
+    X[1, 16:24] = [0, 0, 0, 0, 1, 0, 0, 1]
+    d = ep.ClusterDraws(["A", "B"], n_resamples=400, seed=1)
+    reps = 100 * (d.counts[:, 0]) / 2            # resample SR (%) = copies of A / 2
+    wide = d.ci(X, lambda R: ep._vec("sr", R, 2))
+    narrow = d.ci(X, lambda R: ep._vec("sr", R, 2), confidence=0.2)
+    assert wide == {"estimate": 50.0, "low": 0.0, "high": 100.0, "n_undefined": 0}
+    assert narrow["low"] == narrow["high"] == 50.0          # the middle 20 % are all SR 50
+    assert narrow["low"] == float(np.quantile(reps, 0.4)) and wide["low"] == float(np.quantile(reps, 0.025))
+
+
+def test_cluster_draws_of_no_items():
+    d = ep.ClusterDraws([], n_resamples=3, seed=0)
+    assert d.counts.shape == (3, 0) and d.n == 0
+    out = d.ci(np.zeros((0, 40)), lambda R: ep._vec("sr", R, 2))
+    assert out == {"estimate": None, "low": None, "high": None, "n_undefined": 3}
+
+
+def test_self_loop_is_illegal_even_if_the_graph_lists_it():
+    # the contract: a repeated consecutive id is never a legal direct edge, whatever legal_edges says
+    q = rq().model_copy(update={"legal_edges": EDGES + [[2, 2]]})
+    o = ep.evaluate_route(q, "[1, 2, 2, 3]")
+    assert o.stage == "illegal_edge" and o.illegal_edges == [(2, 2)] and not o.valid and o.spl == 0.0
+    assert ep.evaluate_route(q, "[1, 2, 3]").success
+
+
+def test_route_metrics_of_no_outcomes_has_the_same_keys():
+    full = ep.route_metrics([ep.evaluate_route(rq(), "[1, 2, 3]")])
+    empty = ep.route_metrics([])
+    assert list(empty) == list(full) == [
+        "vpr", "sr", "spl", "evaluable", "endpoint_hit", "first_edge_legal", "full_route_legal",
+        "has_illegal_edge", "illegal_later_given_first_legal", "illegal_later_given_first_and_end"]
+    assert all(math.isnan(v) for v in empty.values())
+
+
+def test_broken_question_messages_name_the_question_and_the_fault():
+    # these reach `scenebench score`'s one-line error for a broken export: they must say which
+    # question and what is wrong
+    def msg(fn, *a, **k):
+        with pytest.raises(ValueError) as e:
+            fn(*a, **k)
+        return str(e.value)
+
+    assert msg(ep.evaluate_traversability, rq(qid="r7"), "[1]") == \
+        "question r7: task 'point_path' is not a traversability task"
+    assert msg(ep.evaluate_traversability, tq(qid="t7", positives=(1, 9, 8)), "[1]") == \
+        "question t7: positives [8, 9] are not displayed"
+    assert msg(ep.evaluate_route, tq(qid="t8"), "[1]") == \
+        "question t8: task 'point_traversability' is not a route task"
+    assert msg(ep.evaluate_route, rq(qid="r8", start=None), "[1]") == "route question r8 has no start_id"
+    assert msg(ep.evaluate_route, rq(qid="r9", goals=()), "[1]") == "route question r9 has no goal_ids"
+    assert msg(ep.route_length_m, rq(qid="r10"), [1, 9]) == "question r10: no world point for display id 9"
+    assert msg(ep.evaluate_route, rq(qid="r11", shortest=-0.5), "[1, 2, 3]") == \
+        "question r11: shortest_m -0.5 is not a length"
+    assert msg(ep.evaluate_route, rq(qid="r12", shortest=None, reference=()), "[1, 2, 3]") == \
+        "route question r12 has neither shortest_m nor reference_route (SPL needs l_i)"
+    q = rq(qid="r13", display=[1, 2, 3, 4, 5], goals=(5,)).model_copy(update={"legal_edges": EDGES + [[1, 5]]})
+    assert msg(ep.evaluate_route, q, "[1, 5]") == "question r13: a route id lacks a world point"
+    assert msg(ep.ItemTable, [rq()], []) == "one outcome per question"
+    assert msg(ep.evaluate_model, [], {}) == "no questions to score"
+    assert msg(ep.evaluate_model, [rq(), rq()], {}) == "question ids must be unique"
+    assert msg(ep.evaluate_model, [rq()], {}, engine="slow") == "unknown bootstrap engine 'slow'"
+
+
+def test_format_failure_keeps_what_was_parsed():
+    # an empty list was parsed (ids []), prose was not (ids None): per-question dumps tell them apart
+    assert ep.evaluate_route(rq(), "Answer: []").ids == []
+    assert ep.evaluate_route(rq(), "no idea").ids is None
+    assert ep.evaluate_route(rq(), None).ids is None

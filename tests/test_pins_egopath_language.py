@@ -124,3 +124,33 @@ def test_intent_request_choices():
     assert el.intent_request(1, [obj(1, "bed"), obj(2, "bed", dist=2.2)], np.random.default_rng(0)) is None
     with pytest.raises(TypeError):
         el.intent_request(1, objs, 0)
+
+
+def test_every_request_implies_exactly_its_category():
+    # the generator's wording and the resolver's lexicon must agree for every template, and the
+    # lexicon must not name a category that has no request
+    for category, templates in el.INTENTS.items():
+        assert len(templates) == 2
+        for t in templates:
+            assert el.intent_category(t) == category, t
+            assert el.intent_category(t + "; take me to the one") == category
+    assert set(el.INTENT_KEYWORDS.values()) == set(el.INTENTS)
+    assert len(el.INTENTS) == 19
+
+
+def test_lexicon_is_frozen():
+    # intent questions quote INTENTS word for word and are accepted through INTENT_KEYWORDS: any edit
+    # changes released question text (a new dataset version), so it must be a deliberate change here
+    import hashlib
+    import json
+    blob = json.dumps([el.INTENTS, el.INTENT_KEYWORDS, el.NOUNS]).encode()
+    assert hashlib.sha256(blob).hexdigest() == "3adc64f16cecf17b07750eafe68cb679b6bbe71fdeaea726c189f2b45d32f0fd"
+
+
+@pytest.mark.parametrize("text,want", [
+    ("  The   red chair?  ", [3]), ("“red chair”", [3]), ("'red chair'", [3]), ("red chair,", [3]),
+    ("red chair. extra", []), ("blue chair red", []),
+])
+def test_normalisation_strips_quotes_case_and_trailing_punctuation(text, want):
+    objs = [obj(1, "chair", "blue"), obj(3, "chair", "red")]
+    assert el.resolve_explicit(text, objs) == want

@@ -79,3 +79,55 @@ def test_score_predictions_controls_and_options():
     assert r["warnings"] == ["m: 5 of 6 question(s) have no prediction (scored wrong)"]
     with pytest.raises(ValueError, match="no questions"):
         em.score_predictions([], {})
+
+
+def test_settings_block_is_the_documented_contract():
+    # metrics.json "settings": the rules a reader needs to reproduce the numbers, word for word
+    r = em.score_predictions(_qs(), {}, n_resamples=0, baselines=False)
+    assert r["settings"] == {
+        "seed": 20260717, "n_resamples": 0, "confidence": 0.95,
+        "bootstrap": "scene-cluster percentile bootstrap over scene_group; per-task metrics resample that "
+                     "task's groups; the EgoPath Score resamples groups jointly over all five tasks",
+        "traversability": "confusion matrix pooled over all candidates of a task (micro BA/F1); "
+                          "undisplayed predicted ids are false positives; unparseable = empty set",
+        "route": "Table S4 order format > invalid_id > wrong_start > illegal_edge > wrong_goal; undirected "
+                 "edges; repeated consecutive id = illegal self-loop; single-id route = no edge (valid; "
+                 "success iff start is a goal); SPL = S*l/max(l,p) on the floor plane, l=p=0 -> S",
+        "missing": "a missing, null or non-text prediction is a format failure",
+        "units": "percent"}
+    assert r["model_order"] == [] and r["models"] == {} and r["warnings"] == []
+    assert r["dataset"]["path"] == "" and r["dataset"]["split"] == "benchmark"
+
+
+def test_score_predictions_defaults_are_the_papers():
+    import inspect
+    sig = inspect.signature(em.score_predictions)
+    assert sig.parameters["n_resamples"].default == 10_000 and sig.parameters["seed"].default == 20260717
+    assert sig.parameters["baselines"].default is True
+
+
+def test_score_result_is_the_typed_dict():
+    qs = _qs()
+    typed = em.score_result(qs, {"m0": {q.question_id: q.answer for q in qs}}, n_resamples=0, baselines=False)
+    assert typed.models["m0"].score.estimate == pytest.approx(100.0)
+    assert typed.benchmark == "egopathbench"
+
+
+def test_id_lists_are_capped_at_twenty():
+    qs = [rq(f"q{i:02d}") for i in range(22)]
+    replies = {f"x{i:02d}": "[1]" for i in range(21)}
+    p = em.score_predictions(qs, {"m": replies}, n_resamples=0, baselines=False)["models"]["m"]["predictions"]
+    assert p["missing"] == 22 and p["missing_ids"] == [f"q{i:02d}" for i in range(20)]
+    assert p["unknown"] == 21 and p["unknown_ids"] == [f"x{i:02d}" for i in range(20)]
+    assert p["matched"] == 0
+
+
+def test_per_task_counts_zero_missing_tasks_and_messages():
+    r = em.score_predictions([rq("only")], {}, n_resamples=0, baselines=False)
+    assert r["dataset"]["per_task"] == {"point_traversability": 0, "embodied_traversability": 0, "point_path": 1,
+                                        "embodied_path": 0, "intent_path": 0}
+    with pytest.raises(em.EgoPathDataError) as e:
+        em.score_predictions([], {})
+    assert str(e.value) == "no questions to score"
+    typed = em.score_result([rq("only")], {"m": {"only": "[1, 2, 3]"}}, n_resamples=0, baselines=False, seed=5)
+    assert typed.settings.n_resamples == 0 and typed.settings.seed == 5

@@ -201,10 +201,13 @@ def _rquad(roof, u0, u1, v0, v1, w):
     return trimesh.Trimesh(vertices=V, faces=[[0, 1, 2], [0, 2, 3]], process=False)
 
 
-def _array_scene(spec, wall=True, cover=False):
+def _array_scene(spec, wall=True, cover=False, lip=False):
     roof, a = spec.roof, spec.roof.array
     z = module_top_z(roof)
     parts, objs, oid = [], [], 1
+    all_rects = [module_rect_uv(roof, r, c) for r in range(a.rows) for c in range(a.cols)]
+    cu = (min(q[0] for q in all_rects) + max(q[2] for q in all_rects)) / 2
+    cv = (min(q[1] for q in all_rects) + max(q[3] for q in all_rects)) / 2
     T = display_matrix(roof, spec.gauge)
     hw, hh = DISPLAY_SIZE_M[0] / 2, DISPLAY_SIZE_M[1] / 2
     Vd = np.array([T[:3, 3] + sx * hw * T[:3, 0] + sy * hh * T[:3, 1] for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1))])
@@ -217,6 +220,14 @@ def _array_scene(spec, wall=True, cover=False):
             for q in ((u0, u1, v0, v0 + STRIP), (u0, u1, v1 - STRIP, v1), (u0, u0 + STRIP, v0, v1),
                       (u1 - STRIP, u1, v0, v1)):
                 parts.append((oid, f"module_frame_r{r}_c{c}", _rquad(roof, *q, z)))
+            if lip and (r, c) == (0, 2):
+                # a part of this frame 0.5 m up, just wide enough to cover the rays to its own
+                # edge (they cross w = 0.5 at centre + f (edge - centre)), not its neighbours'
+                f, e = (CAM_H - 0.5) / (CAM_H - z), 0.001
+                lu0, lu1 = (cu + (x - cu) * f for x in (u0 + e, u1 - e))
+                lv0, lv1 = (cv + (x - cv) * f for x in (v0 + e, v1 - e))
+                parts.append((oid, f"module_frame_r{r}_c{c}",
+                              _rquad(roof, lu0 - 0.005, lu1 + 0.005, lv0 - 0.005, lv1 + 0.005, 0.5)))
             objs.append(SimpleNamespace(id=oid, category="module_frame"))
             oid += 1
             parts.append((oid, f"module_glass_r{r}_c{c}", _rquad(roof, u0, u1, v0, v1, z - GLASS_BELOW_FRAME_M)))
@@ -294,6 +305,14 @@ def test_visible_edge_px_is_the_projected_frame_perimeter(spec):
     geo, pose, rects, M = _array_scene(spec, wall=False)
     want = _side_px(pose, rects, module_top_z(spec.roof), spec.roof)
     assert want > 1000.0
+    assert sg.visible_edge_px(geo, spec, pose) == pytest.approx(want, rel=1e-9)
+
+
+def test_a_frames_own_parts_do_not_hide_its_edge(spec):
+    """Table 2 'unoccluded': the first hit being the frame itself counts as seen, even when it
+    is the frame's own part 1 m up that the ray meets first; a card of another object would hide it."""
+    geo, pose, rects, M = _array_scene(spec, wall=False, lip=True)
+    want = _side_px(pose, rects, module_top_z(spec.roof), spec.roof)
     assert sg.visible_edge_px(geo, spec, pose) == pytest.approx(want, rel=1e-9)
 
 

@@ -167,7 +167,7 @@ def test_score_frame_has_no_terms():
 #
 # In the roof frame (u across, v upslope, w out of the roof) around the bolt's seat (u0, vb):
 # the foot a 60 mm square at w = FOOT_TOP_Z, the bolt a 30 mm square at w = HEX_TOP_Z, the
-# flashing a strip 4 m wide (so part of it leaves the frame) at w = 0.5 mm from vb - 0.09 to
+# flashing a strip 4 m wide (so part of it leaves the frame) flush on the roof (w = 0) from vb - 0.09 to
 # vb + 0.05, and a tucked strip under the shingles at w = -3 mm (the scorer drops it). A wall
 # (not a part) at w = 0.3 m covers u > u0 + 5 mm. The camera sits 0.6 m above the seat on the
 # roof normal, looking down it: the ray to a point at (u0 + a, ., w) crosses w = 0.3 at
@@ -198,7 +198,7 @@ def _geo(k):
         parts.append((IDS["bolt"], f"lag_bolt_{i}", _roof_quad(roof, u - 0.015, u + 0.015, vb - 0.015, vb + 0.015,
                                                                 HEX_TOP_Z)))
     if spec.flashing_present:
-        parts.append((IDS["flashing"], f"flashing_{i}", _roof_quad(roof, u - 2.0, u + 2.0, vb - 0.09, vb + 0.05, 5e-4)))
+        parts.append((IDS["flashing"], f"flashing_{i}", _roof_quad(roof, u - 2.0, u + 2.0, vb - 0.09, vb + 0.05, 0.0)))
         parts.append((IDS["flashing"], f"flashing_{i}", _roof_quad(roof, u - 2.0, u + 2.0, vb + 0.05, vb + 0.2, -3e-3)))
     mesh = SceneMesh.from_trimesh_parts(parts)
     names = {n: int(o) for o, n in zip(mesh.object_ids, mesh.object_names)}
@@ -233,10 +233,10 @@ def test_attachment_samples_are_300_per_part_plus_corners_exposed_flashing_only(
     assert ids == {IDS[p] for p in parts}
     w = _roof_coords(P, M)[:, 2]
     # foot and bolt: 4 corners + 300 interior each; flashing: of its 8 corners and 300 interior
-    # samples over two strips, only those on the exposed strip (w = 0.5 mm), none tucked (w = -3 mm)
+    # samples over two strips, only those on the exposed strip (w = 0, kept: the cut is 0.1 mm below the roof), none tucked (w = -3 mm)
     assert np.sum(np.isclose(w, FOOT_TOP_Z, atol=1e-6)) == 304
     assert np.sum(np.isclose(w, HEX_TOP_Z, atol=1e-6)) == (304 if "bolt" in parts else 0)
-    n_flash = int(np.sum(np.isclose(w, 5e-4, atol=1e-6)))
+    n_flash = int(np.sum(np.isclose(w, 0.0, atol=1e-6)))
     assert not np.any(w < -1e-4)
     if "flashing" in parts:
         # the exposed strip holds 4 of the 8 corners and about 4*0.14/(4*0.14 + 4*0.15) of 300 samples
@@ -325,3 +325,53 @@ def test_ground_truth_of_the_hand_scene(k, variant, lag, flashing):
     behind = pose_for_phone(geo.spec.phone, "main", 1.0, "landscape", 320,
                             look_at(pose.center, pose.center + (pose.center - X)), "pinhole", None, 1 / 250)
     assert ra.ground_truth(geo, SimpleNamespace(pose=behind))["bolt_px"] is None
+
+
+def test_a_target_in_the_camera_plane():
+    """The seat 0.5 m beside the camera, in its image plane (depth 0): with focus locked at 2 m
+    the circle of confusion is infinite, recorded as no value (a failed term, not inf); the
+    answer key has no pixel for it."""
+    X = np.array([0.3, 1.7, 0.2])
+    C = X - np.array([0.5, 0.0, 0.0])
+    locked = pose_at(C, C + np.array([0.0, 1.0, 0.0]), mode="locked_elsewhere", focus=2.0)
+    t = by_name(ra.scene_terms(locked, X, 1, 1, 1, 1))["sharp_at_target"]
+    assert t.value is None and not t.passed
+    assert by_name(ra.scene_terms(locked, X, 1, 1, 1, 1))["not_wide_shot"].value == pytest.approx(0.5)
+    geo, _, _, _ = _geo(1)
+    spec = geo.spec
+    Xs = bolt_point(spec)
+    side = Xs - np.array([0.5, 0.0, 0.0])
+    beside = pose_for_phone(spec.phone, "main", 1.0, "landscape", 320, look_at(side, side + np.array([0.0, 1.0, 0.0])),
+                            "pinhole", None, 1 / 250)
+    assert project(Xs[None], beside.K_array(), beside.cam_to_world_array())[1][0] == 0.0
+    assert ra.ground_truth(geo, SimpleNamespace(pose=beside))["bolt_px"] is None
+
+
+def test_first_hit_is_clear_only_past_the_absolute_tolerance():
+    """A point 'with nothing before it' needs the next surface more than 0.1% of the distance
+    + 10 um beyond it. A wall at y = 1 m, points on the axis whose 0.1% margin ends 5 um short of
+    the wall (within the 10 um: not clear) and 15 um short (clear)."""
+    wall = _quad(-0.5, 0.5, -0.5, 0.5, 1.0)
+    rc = Raycaster(SceneMesh.from_trimesh_parts([(2, "wall", wall)]))
+    y_in, y_out = (1.0 - 5e-6) / 1.001, (1.0 - 15e-6) / 1.001
+    P = np.array([[0.0, y_in, 0.0], [0.0, y_out, 0.0]])
+    assert ra.first_hit_is(rc, np.zeros(3), P, {1}).tolist() == [False, True]
+
+
+def test_frame_checks_record_the_laplacian_to_6_decimals():
+    """The Laplacian variance of the attachment crop, against scipy's convolution with OpenCV's
+    ksize-3 aperture inside the 3x3-eroded mask, kept to 6 decimals."""
+    from scipy import ndimage
+
+    rng = np.random.default_rng(5)
+    img = rng.integers(0, 256, size=(16, 16, 3), dtype=np.uint8)
+    idx = np.zeros((16, 16), np.int32)
+    idx[2:12, 3:14] = 4
+    x = img.astype(float) / 255.0
+    y = x[..., 0] * 0.2126 + x[..., 1] * 0.7152 + x[..., 2] * 0.0722
+    lap = ndimage.convolve(y, np.array([[2, 0, 2], [0, -8, 0], [2, 0, 2]], float), mode="mirror")
+    inner = ndimage.binary_erosion(idx == 4, np.ones((3, 3)))
+    want = float(lap[inner].var())
+    v = ra.frame_checks(img, idx, {"foot": 4})["attachment_laplacian_var"]
+    assert v == pytest.approx(want, rel=1e-4) and 0.5 < v < 50
+    assert v == round(v, 6) and v != round(v, 5)

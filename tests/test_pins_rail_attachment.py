@@ -356,6 +356,9 @@ def test_first_hit_is_clear_only_past_the_absolute_tolerance():
     y_in, y_out = (1.0 - 5e-6) / 1.001, (1.0 - 15e-6) / 1.001
     P = np.array([[0.0, y_in, 0.0], [0.0, y_out, 0.0]])
     assert ra.first_hit_is(rc, np.zeros(3), P, {1}).tolist() == [False, True]
+    # a point within 10 um of the centre has no ray: not seen; 20 um out, in free air: seen
+    assert ra.first_hit_is(rc, np.zeros(3), np.array([[0.0, 1e-5, 0.0], [0.0, 2e-5, 0.0]]), {1}).tolist() == [
+        False, True]
 
 
 def test_frame_checks_record_the_laplacian_to_6_decimals():

@@ -358,3 +358,19 @@ def test_score_scene_on_the_hand_array(spec, wall):
     t2 = by_name(sg.score_scene(geo2, SimpleNamespace(pose=pose2)))
     assert (t2["display_in_frame"].value, t2["display_unoccluded"].value) == (1.0, 0.0)
     assert len(display_points(spec.roof, spec.gauge)) == 45
+
+
+def test_ground_truth_rounds_the_display_pixel_to_3_decimals_and_the_angle_to_6(spec):
+    """An oblique view puts the display off the principal point at a pixel with many decimals:
+    the answer key keeps 3 of them (u and v), the true axis angle 6."""
+    from blender_envs.solar.slope_gauge import true_reading_deg
+
+    pose, X = _square_on(spec, 0.3, 40.0)
+    off = pose_at(spec, pose.center, X + np.array([0.0123, -0.0071, 0.0049]))
+    uv, _ = project(X[None], off.K_array(), off.cam_to_world_array())
+    gt = sg.ground_truth(_geo(spec), SimpleNamespace(pose=off))
+    assert gt["display_px"] == [round(float(uv[0, 0]), 3), round(float(uv[0, 1]), 3)]
+    assert all(abs(x * 1000 - round(x * 1000)) < 1e-6 for x in gt["display_px"])
+    assert all(abs(float(a) - b) > 1e-5 for a, b in zip(uv[0], gt["display_px"]))   # rounding did something
+    true = true_reading_deg(spec.roof, spec.gauge)
+    assert gt["true_axis_angle_deg"] == round(true, 6) and gt["true_axis_angle_deg"] != true

@@ -137,3 +137,89 @@ def test_edge_contrast_window_limits_the_comparison():
     assert st.edge_contrast(img, mask, window=5) == pytest.approx(60 / 255, abs=1e-4)
     # a mask that fills the frame has no outside ring
     assert st.edge_contrast(img, np.ones((30, 30), bool)) is None
+
+
+def _edge_contrast_by_scipy(img, mask, window):
+    """Table 2 edge contrast rebuilt with scipy.ndimage (odd windows): inner ring = the mask
+    minus its 3x3 erosion (outside the frame counts as mask, as OpenCV's erosion border
+    does), outer ring = 5x5 dilation minus 3x3 dilation, window sums zero-padded at the
+    frame edge; returns the mean local step and the outer-ring counts at the inner ring."""
+    m = np.asarray(mask, bool)
+    inner = m & ~ndimage.binary_erosion(m, np.ones((3, 3)), border_value=1)
+    outer = ndimage.binary_dilation(m, np.ones((5, 5))) & ~ndimage.binary_dilation(m, np.ones((3, 3)))
+    x = img.astype(float) / 255.0
+    y = x[..., 0] * 0.2126 + x[..., 1] * 0.7152 + x[..., 2] * 0.0722
+    box = lambda a: ndimage.correlate(a.astype(float), np.ones((window, window)), mode="constant", cval=0.0)
+    n_in, n_out = box(inner), box(outer)
+    at = inner & (n_out > 0)
+    if not at.any():
+        return None, n_out[inner]
+    step = np.abs(box(y * inner)[at] / n_in[at] - box(y * outer)[at] / n_out[at])
+    return float(step.mean()), n_out[inner]
+
+
+def _blob_masks(rng, shape, n):
+    """Smoothed-noise blobs, some cut by the frame edge, plus rectangles on the frame edges."""
+    out = []
+    for _ in range(n):
+        f = ndimage.gaussian_filter(rng.random(shape), 2.0)
+        out.append(f > np.quantile(f, rng.uniform(0.5, 0.8)))
+    H, W = shape
+    for (r0, r1, c0, c1) in ((0, 8, 0, W), (H - 5, H, 3, 20), (4, 20, 0, 3), (2, H - 2, W - 6, W)):
+        m = np.zeros(shape, bool)
+        m[r0:r1, c0:c1] = True
+        out.append(m)
+    return out
+
+
+@pytest.mark.parametrize("window", [5, 7])
+def test_edge_contrast_matches_an_independent_scipy_build(window):
+    rng = np.random.default_rng(11)
+    sparse_outer = False
+    for mask in _blob_masks(rng, (32, 36), 12):
+        img = rng.integers(0, 256, size=(32, 36, 3), dtype=np.uint8)
+        want, n_out = _edge_contrast_by_scipy(img, mask, window)
+        sparse_outer |= bool(np.any(n_out == 1))
+        got = st.edge_contrast(img, mask, window=window)
+        assert (got is None) == (want is None)
+        if want is not None:
+            assert got == pytest.approx(want, rel=1e-5, abs=1e-7)
+        # a 0/1 integer mask reads as the boolean one
+        got8 = st.edge_contrast(img, mask.astype(np.uint8), window=window)
+        assert got8 == got
+    assert sparse_outer      # some boundary pixel sees a single outer-ring pixel: it still counts
+
+
+def test_edge_contrast_at_the_frame_edge_pads_with_nothing():
+    """A bar on rows 0-3 along the top edge, at code 100: its inner ring is row 3 (rows 0-2
+    keep all 3x3 neighbours, the frame's outside counting as mask), its outer ring row 5
+    (3x3 dilation reaches row 4, 5x5 row 5), here a ramp 40 + 10 c across the columns c.
+    An inner pixel at column j compares with the outer pixels of columns j-3..j+3 that exist:
+    beyond the frame's left and right edges there are none (not mirrored ones)."""
+    H, W = 12, 20
+    img = np.full((H, W, 3), 0, np.uint8)
+    img[:4] = 100
+    img[5] = (40 + 10 * np.arange(W))[:, None]
+    mask = np.zeros((H, W), bool)
+    mask[:4] = True
+    steps = []
+    for j in range(W):
+        cols = range(max(j - 3, 0), min(j + 3, W - 1) + 1)
+        outer = sum(40 + 10 * c for c in cols) / len(cols)
+        steps.append(abs(100 - outer) / 255)
+    want = sum(steps) / W
+    assert st.edge_contrast(img, mask) == pytest.approx(want, rel=1e-5)
+    assert _edge_contrast_by_scipy(img, mask, 7)[0] == pytest.approx(want, rel=1e-9)
+
+
+def test_weber_contrast_of_black_ink_is_one():
+    """Ink at code 0 has linear luminance 0: the contrast is (paper - 0) / paper = 1."""
+    img = np.full((1, 10, 3), 230, np.uint8)
+    img[0, :3] = 0
+    assert st.paper_and_ink(img, np.ones((1, 10), bool))[1] == 0.0
+    assert st.weber_contrast(img, np.ones((1, 10), bool)) == 1.0
+
+
+def test_luma_and_linear_luminance_are_float32_like_the_frames_they_read():
+    img = np.array([[[10, 128, 255]]], np.uint8)
+    assert st.luma(img).dtype == np.float32 and st.linear_luminance(img).dtype == np.float32

@@ -161,3 +161,220 @@ def test_r():
 
 def test_score_frame_has_no_terms():
     assert ra.score_frame(None, None, None) == []
+
+
+# ---- the ray-cast adapters on a hand-built attachment (no Blender) -------------------------
+#
+# In the roof frame (u across, v upslope, w out of the roof) around the bolt's seat (u0, vb):
+# the foot a 60 mm square at w = FOOT_TOP_Z, the bolt a 30 mm square at w = HEX_TOP_Z, the
+# flashing a strip 4 m wide (so part of it leaves the frame) flush on the roof (w = 0) from vb - 0.09 to
+# vb + 0.05, and a tucked strip under the shingles at w = -3 mm (the scorer drops it). A wall
+# (not a part) at w = 0.3 m covers u > u0 + 5 mm. The camera sits 0.6 m above the seat on the
+# roof normal, looking down it: the ray to a point at (u0 + a, ., w) crosses w = 0.3 at
+# u0 + a (0.6 - 0.3) / (0.6 - w), so the point is hidden iff that offset exceeds 5 mm.
+
+from blender_envs.solar.rail_attachment import FOOT_TOP_Z, HEX_TOP_Z, bolt_point, bolt_spot_points, bolt_uv, sample_scene
+from blender_envs.solar.roof_spec import roof_frame, roof_to_world
+from geometry.camera import project
+from render_farm.seeds import rng_for
+
+CAM_H, WALL_W, WALL_EDGE = 0.6, 0.3, 0.005
+IDS = {"foot": 1, "bolt": 2, "flashing": 3, "wall": 9}
+
+
+def _roof_quad(roof, u0, u1, v0, v1, w):
+    V = roof_to_world(roof, np.array([[u0, v0, w], [u1, v0, w], [u1, v1, w], [u0, v1, w]], float))
+    return trimesh.Trimesh(vertices=V, faces=[[0, 1, 2], [0, 2, 3]], process=False)
+
+
+def _geo(k):
+    """Spec k of rng_for('ra', k) (0: no_flashing, 1: complete, 3: no_lag) and its hand scene."""
+    spec = sample_scene(rng_for("ra", k), "s", k)
+    roof, i = spec.roof, spec.attachment
+    u, vb = bolt_uv(spec)
+    parts = [(IDS["foot"], f"l_foot_{i}", _roof_quad(roof, u - 0.03, u + 0.03, vb - 0.03, vb + 0.03, FOOT_TOP_Z)),
+             (IDS["wall"], "wall", _roof_quad(roof, u + WALL_EDGE, u + 5.0, vb - 5.0, vb + 5.0, WALL_W))]
+    if spec.lag_present:
+        parts.append((IDS["bolt"], f"lag_bolt_{i}", _roof_quad(roof, u - 0.015, u + 0.015, vb - 0.015, vb + 0.015,
+                                                                HEX_TOP_Z)))
+    if spec.flashing_present:
+        parts.append((IDS["flashing"], f"flashing_{i}", _roof_quad(roof, u - 2.0, u + 2.0, vb - 0.09, vb + 0.05, 0.0)))
+        parts.append((IDS["flashing"], f"flashing_{i}", _roof_quad(roof, u - 2.0, u + 2.0, vb + 0.05, vb + 0.2, -3e-3)))
+    mesh = SceneMesh.from_trimesh_parts(parts)
+    names = {n: int(o) for o, n in zip(mesh.object_ids, mesh.object_names)}
+    geo = SimpleNamespace(spec=spec, mesh=mesh, raycaster=Raycaster(mesh), object_id=lambda n: names[n])
+    M = roof_frame(roof)
+    eye = roof_to_world(roof, [u, vb, CAM_H])
+    up = M[:3, 1]                                   # image up = upslope
+    pose = pose_for_phone(spec.phone, "main", 1.0, "landscape", 320, look_at(eye, bolt_point(spec), up=up),
+                          "pinhole", None, 1 / 250)
+    return geo, pose, (u, vb), M
+
+
+def _roof_coords(P, M):
+    return (np.asarray(P) - M[:3, 3]) @ M[:3, :3]
+
+
+def _hidden_by_wall(P, M, u0):
+    p = _roof_coords(P, M)
+    return (p[:, 0] - u0) * (CAM_H - WALL_W) / (CAM_H - p[:, 2]) > WALL_EDGE
+
+
+def _in_frame(P, pose):
+    uv, z = project(P, pose.K_array(), pose.cam_to_world_array())
+    return (z > 0) & (uv[:, 0] >= -0.5) & (uv[:, 0] < pose.width - 0.5) & (uv[:, 1] >= -0.5) & (uv[:, 1] < pose.height - 0.5)
+
+
+@pytest.mark.parametrize("k, parts", [(1, ("foot", "bolt", "flashing")), (3, ("foot", "flashing")),
+                                      (0, ("foot", "bolt"))])
+def test_attachment_samples_are_300_per_part_plus_corners_exposed_flashing_only(k, parts):
+    geo, _, _, M = _geo(k)
+    P, ids = ra.attachment_samples(geo)
+    assert ids == {IDS[p] for p in parts}
+    w = _roof_coords(P, M)[:, 2]
+    # foot and bolt: 4 corners + 300 interior each; flashing: of its 8 corners and 300 interior
+    # samples over two strips, only those on the exposed strip (w = 0, kept: the cut is 0.1 mm below the roof), none tucked (w = -3 mm)
+    assert np.sum(np.isclose(w, FOOT_TOP_Z, atol=1e-6)) == 304
+    assert np.sum(np.isclose(w, HEX_TOP_Z, atol=1e-6)) == (304 if "bolt" in parts else 0)
+    n_flash = int(np.sum(np.isclose(w, 0.0, atol=1e-6)))
+    assert not np.any(w < -1e-4)
+    if "flashing" in parts:
+        # the exposed strip holds 4 of the 8 corners and about 4*0.14/(4*0.14 + 4*0.15) of 300 samples
+        assert 4 + 130 <= n_flash <= 4 + 160
+    else:
+        assert n_flash == 0
+    assert len(P) == 304 * (1 + ("bolt" in parts)) + n_flash
+
+
+@pytest.mark.parametrize("k", [1, 3, 0])
+def test_visibility_against_the_wall_and_the_frame_worked_out(k):
+    geo, pose, (u0, vb), M = _geo(k)
+    P, _ = ra.attachment_samples(geo)
+    inside = _in_frame(P, pose)
+    vis = ra.visibility(geo, pose)
+    assert 0.0 < inside.mean() < 1.0 or k == 0            # the 4 m flashing leaves the frame
+    assert vis["in_frame"] == pytest.approx(float(inside.mean()), abs=1e-12)
+    want_unocc = float((~_hidden_by_wall(P[inside], M, u0)).mean())
+    assert 0.2 < want_unocc < 0.8
+    assert vis["unoccluded"] == pytest.approx(want_unocc, abs=1e-12)
+    S = bolt_spot_points(geo.spec)
+    assert _in_frame(S, pose).all()
+    want_spot = float((~_hidden_by_wall(S, M, u0)).mean())
+    assert vis["bolt_spot"] == pytest.approx(want_spot, abs=1e-12) and 0.5 < want_spot < 1.0
+    assert vis["bbox"] == pytest.approx(ra.bbox_fraction(P, pose), abs=1e-12)
+    terms = by_name(ra.score_scene(geo, SimpleNamespace(pose=pose)))
+    assert [terms["attachment_in_frame"].value, terms["attachment_unoccluded"].value,
+            terms["bolt_location_unoccluded"].value, terms["fills_frame"].value] == pytest.approx(
+        [vis["in_frame"], vis["unoccluded"], vis["bolt_spot"], vis["bbox"]], abs=1e-6)     # terms keep 6 digits
+    assert terms["not_wide_shot"].value == pytest.approx(CAM_H - FOOT_TOP_Z, abs=1e-9)
+
+
+def test_visibility_when_nothing_is_in_frame():
+    geo, pose, _, _ = _geo(1)
+    away = pose_for_phone(geo.spec.phone, "main", 1.0, "landscape", 320,
+                          look_at(pose.center, pose.center + (pose.center - bolt_point(geo.spec))), "pinhole", None,
+                          1 / 250)
+    vis = ra.visibility(geo, away)
+    assert vis == {"in_frame": 0.0, "unoccluded": 0.0, "bolt_spot": 0.0, "bbox": 0.0}
+
+
+def test_the_spot_is_the_foot_plate_when_the_bolt_is_missing():
+    """Without a bolt the seat on the foot is the spot: with the wall moved away it is all seen;
+    were the bolt's id asked for, none of it would be."""
+    geo, pose, (u0, vb), M = _geo(3)
+    keep = geo.mesh.tri_object_id != IDS["wall"]
+    mesh = SceneMesh(geo.mesh.vertices, geo.mesh.triangles[keep], geo.mesh.tri_object_id[keep],
+                     geo.mesh.object_ids, geo.mesh.object_names)
+    geo2 = SimpleNamespace(spec=geo.spec, mesh=mesh, raycaster=Raycaster(mesh), object_id=geo.object_id)
+    vis = ra.visibility(geo2, pose)
+    assert vis["bolt_spot"] == 1.0 and vis["unoccluded"] == 1.0
+    geo, pose, _, _ = _geo(1)
+    mesh = SceneMesh(geo.mesh.vertices, geo.mesh.triangles[geo.mesh.tri_object_id != IDS["wall"]],
+                     geo.mesh.tri_object_id[geo.mesh.tri_object_id != IDS["wall"]], geo.mesh.object_ids,
+                     geo.mesh.object_names)
+    assert ra.visibility(SimpleNamespace(spec=geo.spec, mesh=mesh, raycaster=Raycaster(mesh),
+                                         object_id=geo.object_id), pose)["bolt_spot"] == 1.0
+
+
+@pytest.mark.parametrize("k, variant, lag, flashing", [(1, "complete", True, True), (3, "no_lag", False, True),
+                                                        (0, "no_flashing", True, False)])
+def test_ground_truth_of_the_hand_scene(k, variant, lag, flashing):
+    geo, pose, _, _ = _geo(k)
+    view = SimpleNamespace(pose=pose)
+    gt = ra.ground_truth(geo, view)
+    X = bolt_point(geo.spec)
+    assert (gt["lag_present"], gt["flashing_present"], gt["acceptability_scored"], gt["variant"]) == (
+        lag, flashing, lag and flashing, variant)
+    assert gt["attachment"] == geo.spec.attachment
+    assert gt["bolt_point"] == [round(float(x), 6) for x in X]
+    # the camera looks straight at the seat: it projects to the principal point
+    K = pose.K_array()
+    assert gt["bolt_px"] == pytest.approx([K[0, 2], K[1, 2]], abs=1e-6)
+    assert gt["distance_m"] == pytest.approx(CAM_H - FOOT_TOP_Z, abs=1e-6)
+    assert gt["blur_at_target_px"] == 0.0
+    assert "attachment_mask_px" not in gt
+    idx = np.zeros((pose.height, pose.width), np.int32)
+    idx[:10, :10] = IDS["foot"]
+    idx[20, :7] = IDS["bolt"]
+    idx[30, :5] = IDS["flashing"]
+    frame = SimpleNamespace(image=np.full((pose.height, pose.width, 3), 90, np.uint8), object_index=idx)
+    gt = ra.ground_truth(geo, view, frame)
+    assert gt["attachment_mask_px"] == 100 + 7 * lag + 5 * flashing
+    assert (gt["bolt_mask_px"], gt["flashing_mask_px"]) == (7 * lag, 5 * flashing)
+    assert gt["attachment_laplacian_var"] == 0.0
+    behind = pose_for_phone(geo.spec.phone, "main", 1.0, "landscape", 320,
+                            look_at(pose.center, pose.center + (pose.center - X)), "pinhole", None, 1 / 250)
+    assert ra.ground_truth(geo, SimpleNamespace(pose=behind))["bolt_px"] is None
+
+
+def test_a_target_in_the_camera_plane():
+    """The seat 0.5 m beside the camera, in its image plane (depth 0): with focus locked at 2 m
+    the circle of confusion is infinite, recorded as no value (a failed term, not inf); the
+    answer key has no pixel for it."""
+    X = np.array([0.3, 1.7, 0.2])
+    C = X - np.array([0.5, 0.0, 0.0])
+    locked = pose_at(C, C + np.array([0.0, 1.0, 0.0]), mode="locked_elsewhere", focus=2.0)
+    t = by_name(ra.scene_terms(locked, X, 1, 1, 1, 1))["sharp_at_target"]
+    assert t.value is None and not t.passed
+    assert by_name(ra.scene_terms(locked, X, 1, 1, 1, 1))["not_wide_shot"].value == pytest.approx(0.5)
+    geo, _, _, _ = _geo(1)
+    spec = geo.spec
+    Xs = bolt_point(spec)
+    side = Xs - np.array([0.5, 0.0, 0.0])
+    beside = pose_for_phone(spec.phone, "main", 1.0, "landscape", 320, look_at(side, side + np.array([0.0, 1.0, 0.0])),
+                            "pinhole", None, 1 / 250)
+    assert project(Xs[None], beside.K_array(), beside.cam_to_world_array())[1][0] == 0.0
+    assert ra.ground_truth(geo, SimpleNamespace(pose=beside))["bolt_px"] is None
+
+
+def test_first_hit_is_clear_only_past_the_absolute_tolerance():
+    """A point 'with nothing before it' needs the next surface more than 0.1% of the distance
+    + 10 um beyond it. A wall at y = 1 m, points on the axis whose 0.1% margin ends 5 um short of
+    the wall (within the 10 um: not clear) and 15 um short (clear)."""
+    wall = _quad(-0.5, 0.5, -0.5, 0.5, 1.0)
+    rc = Raycaster(SceneMesh.from_trimesh_parts([(2, "wall", wall)]))
+    y_in, y_out = (1.0 - 5e-6) / 1.001, (1.0 - 15e-6) / 1.001
+    P = np.array([[0.0, y_in, 0.0], [0.0, y_out, 0.0]])
+    assert ra.first_hit_is(rc, np.zeros(3), P, {1}).tolist() == [False, True]
+    # a point within 10 um of the centre has no ray: not seen; 20 um out, in free air: seen
+    assert ra.first_hit_is(rc, np.zeros(3), np.array([[0.0, 1e-5, 0.0], [0.0, 2e-5, 0.0]]), {1}).tolist() == [
+        False, True]
+
+
+def test_frame_checks_record_the_laplacian_to_6_decimals():
+    """The Laplacian variance of the attachment crop, against scipy's convolution with OpenCV's
+    ksize-3 aperture inside the 3x3-eroded mask, kept to 6 decimals."""
+    from scipy import ndimage
+
+    rng = np.random.default_rng(5)
+    img = rng.integers(0, 256, size=(16, 16, 3), dtype=np.uint8)
+    idx = np.zeros((16, 16), np.int32)
+    idx[2:12, 3:14] = 4
+    x = img.astype(float) / 255.0
+    y = x[..., 0] * 0.2126 + x[..., 1] * 0.7152 + x[..., 2] * 0.0722
+    lap = ndimage.convolve(y, np.array([[2, 0, 2], [0, -8, 0], [2, 0, 2]], float), mode="mirror")
+    inner = ndimage.binary_erosion(idx == 4, np.ones((3, 3)))
+    want = float(lap[inner].var())
+    v = ra.frame_checks(img, idx, {"foot": 4})["attachment_laplacian_var"]
+    assert v == pytest.approx(want, rel=1e-4) and 0.5 < v < 50
+    assert v == round(v, 6) and v != round(v, 5)

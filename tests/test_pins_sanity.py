@@ -81,3 +81,19 @@ def test_black_by_the_99th_percentile_despite_a_few_bright_pixels():
     img.reshape(-1, 3)[:50] = 255
     assert float(frame_luma(img).mean()) > 0.03
     assert frame_exposure_problem(img) == REASON_BLACK
+
+
+def test_a_99th_percentile_of_exactly_006_is_not_black():
+    """Black needs p99 strictly below 0.06. Five pixels, four at RGB (16, 2, 44) and one at
+    (4, 7, 135): the 99th percentile interpolates 96% of the way from the fourth to the fifth
+    (index 0.99 * 4 = 3.96) and lands on 0.06 exactly in float64 (found by searching the
+    Rec.709 lumas of all 2^24 codes); the mean is 0.0374 >= 0.03. Not black, not blown."""
+    img = np.array([[[16, 2, 44]] * 4 + [[4, 7, 135]]], np.uint8)
+    y = frame_luma(img)
+    assert float(np.percentile(y, 99)) == 0.06 and float(y.mean()) > 0.03
+    assert frame_exposure_problem(img) is None
+    # one code darker on the bright pixel's blue: p99 drops below 0.06 and the frame is black
+    darker = img.copy()
+    darker[0, 4, 2] = 134
+    assert float(np.percentile(frame_luma(darker), 99)) < 0.06
+    assert frame_exposure_problem(darker) == REASON_BLACK

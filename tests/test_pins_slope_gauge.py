@@ -179,3 +179,198 @@ def test_ground_truth_of_a_square_on_view(spec):
 def test_r():
     assert sg._r(1.234567) == 1.2346 and sg._r(None) is None and sg._r(float("inf")) is None
     assert sg._r(1.23, 1) == 1.2
+
+
+# ---- the ray-cast adapters on a hand-built array (no Blender) ---------------------------------
+#
+# Each module of the spec's array is a 30 mm frame strip ring at the frame top (w = module_top_z)
+# around glass 2 mm lower; the display is its window rectangle; a wall (not a module) 3 m above
+# the roof covers u < 1.0 (roof frame), hiding part of the first column. The camera is 6 m above
+# the array's centre on the roof normal, looking down it, so the whole array is in frame. A ray
+# is traced by hand through the planes in the order the camera meets them: wall, display,
+# frame top, glass.
+
+from blender_envs.solar.roof_spec import roof_to_world
+from blender_envs.solar.slope_gauge import DISPLAY_SIZE_M, GLASS_BELOW_FRAME_M, display_points
+
+STRIP, WALL_W, WALL_U, CAM_H = 0.03, 3.0, 2.1, 6.0
+
+
+def _rquad(roof, u0, u1, v0, v1, w):
+    V = roof_to_world(roof, np.array([[u0, v0, w], [u1, v0, w], [u1, v1, w], [u0, v1, w]], float))
+    return trimesh.Trimesh(vertices=V, faces=[[0, 1, 2], [0, 2, 3]], process=False)
+
+
+def _array_scene(spec, wall=True, cover=False, lip=False):
+    roof, a = spec.roof, spec.roof.array
+    z = module_top_z(roof)
+    parts, objs, oid = [], [], 1
+    all_rects = [module_rect_uv(roof, r, c) for r in range(a.rows) for c in range(a.cols)]
+    cu = (min(q[0] for q in all_rects) + max(q[2] for q in all_rects)) / 2
+    cv = (min(q[1] for q in all_rects) + max(q[3] for q in all_rects)) / 2
+    T = display_matrix(roof, spec.gauge)
+    hw, hh = DISPLAY_SIZE_M[0] / 2, DISPLAY_SIZE_M[1] / 2
+    Vd = np.array([T[:3, 3] + sx * hw * T[:3, 0] + sy * hh * T[:3, 1] for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1))])
+    parts.append((oid, GAUGE_DISPLAY_OBJECT, trimesh.Trimesh(vertices=Vd, faces=[[0, 1, 2], [0, 2, 3]], process=False)))
+    objs.append(SimpleNamespace(id=oid, category="gauge"))
+    for r in range(a.rows):
+        for c in range(a.cols):
+            u0, v0, u1, v1 = module_rect_uv(roof, r, c)
+            oid += 1
+            for q in ((u0, u1, v0, v0 + STRIP), (u0, u1, v1 - STRIP, v1), (u0, u0 + STRIP, v0, v1),
+                      (u1 - STRIP, u1, v0, v1)):
+                parts.append((oid, f"module_frame_r{r}_c{c}", _rquad(roof, *q, z)))
+            if lip and (r, c) == (0, 2):
+                # a part of this frame 0.5 m up, just wide enough to cover the rays to its own
+                # edge (they cross w = 0.5 at centre + f (edge - centre)), not its neighbours'
+                f, e = (CAM_H - 0.5) / (CAM_H - z), 0.001
+                lu0, lu1 = (cu + (x - cu) * f for x in (u0 + e, u1 - e))
+                lv0, lv1 = (cv + (x - cv) * f for x in (v0 + e, v1 - e))
+                parts.append((oid, f"module_frame_r{r}_c{c}",
+                              _rquad(roof, lu0 - 0.005, lu1 + 0.005, lv0 - 0.005, lv1 + 0.005, 0.5)))
+            objs.append(SimpleNamespace(id=oid, category="module_frame"))
+            oid += 1
+            parts.append((oid, f"module_glass_r{r}_c{c}", _rquad(roof, u0, u1, v0, v1, z - GLASS_BELOW_FRAME_M)))
+            objs.append(SimpleNamespace(id=oid, category="module_glass"))
+    if cover:                                           # a 10 cm card 5 cm above the display
+        oid += 1
+        X = (T[:3, 3] - roof_frame(roof)[:3, 3]) @ roof_frame(roof)[:3, :3]
+        parts.append((oid, "card", _rquad(roof, X[0] - 0.05, X[0] + 0.05, X[1] - 0.05, X[1] + 0.05, X[2] + 0.05)))
+        objs.append(SimpleNamespace(id=oid, category="card"))
+    if wall:
+        oid += 1
+        parts.append((oid, "wall", _rquad(roof, -10.0, WALL_U, -10.0, 10.0, WALL_W)))
+        objs.append(SimpleNamespace(id=oid, category="wall"))
+    mesh = SceneMesh.from_trimesh_parts(parts)
+    names = {n: int(i) for i, n in zip(mesh.object_ids, mesh.object_names)}
+    geo = SimpleNamespace(spec=spec, raycaster=Raycaster(mesh), object_id=lambda n: names[n],
+                          state=SimpleNamespace(objects=objs))
+    rects = [module_rect_uv(roof, r, c) for r in range(a.rows) for c in range(a.cols)]
+    uc = (min(q[0] for q in rects) + max(q[2] for q in rects)) / 2
+    vc = (min(q[1] for q in rects) + max(q[3] for q in rects)) / 2
+    M = roof_frame(roof)
+    eye = roof_to_world(roof, [uc, vc, CAM_H])
+    pose = pose_for_phone(spec.phone, "main", 1.0, "landscape", 320,
+                          look_at(eye, roof_to_world(roof, [uc, vc, 0.0]), up=M[:3, 1]), "pinhole", None, 1 / 250)
+    return geo, pose, rects, M
+
+
+def _cross(C, d, w):
+    """Roof-frame point where the ray C + s d (roof frame) meets the plane at height w."""
+    s = (w - C[2]) / d[:, 2]
+    return C + s[:, None] * d
+
+
+def _inside(p, rect):
+    u0, v0, u1, v1 = rect
+    return (p[:, 0] >= u0) & (p[:, 0] <= u1) & (p[:, 1] >= v0) & (p[:, 1] <= v1)
+
+
+def _grid_glass_share(spec, pose, rects, M, wall=True):
+    K, Tc = pose.K_array(), pose.cam_to_world_array()
+    us, vs = np.arange(4, pose.width, 8, dtype=float), np.arange(4, pose.height, 8, dtype=float)
+    U, V = np.meshgrid(us, vs)
+    d = np.linalg.solve(K, np.stack([U.ravel(), V.ravel(), np.ones(U.size)])).T @ Tc[:3, :3].T
+    d_r, C_r = d @ M[:3, :3], (Tc[:3, 3] - M[:3, 3]) @ M[:3, :3]
+    taken = np.zeros(len(d), bool)
+    if wall:
+        taken |= _cross(C_r, d_r, WALL_W)[:, 0] < WALL_U
+    T = display_matrix(spec.roof, spec.gauge)
+    X = (T[:3, 3] - M[:3, 3]) @ M[:3, :3]
+    p = _cross(C_r, d_r, X[2]) - X
+    ax_r, ax_a = M[:3, :3].T @ T[:3, 0], M[:3, :3].T @ T[:3, 1]
+    taken |= (np.abs(p @ ax_r) <= DISPLAY_SIZE_M[0] / 2) & (np.abs(p @ ax_a) <= DISPLAY_SIZE_M[1] / 2)
+    z = module_top_z(spec.roof)
+    top = _cross(C_r, d_r, z)
+    for u0, v0, u1, v1 in rects:
+        taken |= _inside(top, (u0, v0, u1, v1)) & ~_inside(top, (u0 + STRIP, v0 + STRIP, u1 - STRIP, v1 - STRIP))
+    glass = _cross(C_r, d_r, z - GLASS_BELOW_FRAME_M)
+    hit = np.zeros(len(d), bool)
+    for rect in rects:
+        hit |= _inside(glass, rect)
+    return float((hit & ~taken).mean())
+
+
+def _side_px(pose, rects, z, roof):
+    """Projected perimeter of every frame's top edge 1 mm inside (straight sides project straight)."""
+    e, total = 0.001, 0.0
+    for u0, v0, u1, v1 in rects:
+        c = [(u0 + e, v0 + e), (u1 - e, v0 + e), (u1 - e, v1 - e), (u0 + e, v1 - e), (u0 + e, v0 + e)]
+        uv, _ = project(roof_to_world(roof, [[a, b, z] for a, b in c]), pose.K_array(), pose.cam_to_world_array())
+        total += float(np.linalg.norm(np.diff(uv, axis=0), axis=1).sum())
+    return total
+
+
+def test_visible_edge_px_is_the_projected_frame_perimeter(spec):
+    geo, pose, rects, M = _array_scene(spec, wall=False)
+    want = _side_px(pose, rects, module_top_z(spec.roof), spec.roof)
+    assert want > 1000.0
+    assert sg.visible_edge_px(geo, spec, pose) == pytest.approx(want, rel=1e-9)
+
+
+def test_a_frames_own_parts_do_not_hide_its_edge(spec):
+    """Table 2 'unoccluded': the first hit being the frame itself counts as seen, even when it
+    is the frame's own part 1 m up that the ray meets first; a card of another object would hide it."""
+    geo, pose, rects, M = _array_scene(spec, wall=False, lip=True)
+    want = _side_px(pose, rects, module_top_z(spec.roof), spec.roof)
+    assert sg.visible_edge_px(geo, spec, pose) == pytest.approx(want, rel=1e-9)
+
+
+def test_visible_edge_px_counts_segments_with_both_ends_seen(spec):
+    geo, pose, rects, M = _array_scene(spec, wall=True)
+    C = (pose.center - M[:3, 3]) @ M[:3, :3]
+    total, hidden_any = 0.0, False
+    for name, P in sg.module_edge_polylines(spec):
+        p = (P - M[:3, 3]) @ M[:3, :3]
+        hidden = C[0] + (p[:, 0] - C[0]) * (CAM_H - WALL_W) / (CAM_H - p[:, 2]) < WALL_U
+        hidden_any |= bool(hidden.any() and not hidden.all())
+        uv, _ = project(P, pose.K_array(), pose.cam_to_world_array())
+        seg = ~hidden[:-1] & ~hidden[1:]
+        total += float(np.linalg.norm(uv[1:] - uv[:-1], axis=1)[seg].sum())
+    assert hidden_any                                   # the wall cuts across the first column
+    full = _side_px(pose, rects, module_top_z(spec.roof), spec.roof)
+    assert 0.5 * full < total < 0.95 * full
+    assert sg.visible_edge_px(geo, spec, pose) == pytest.approx(total, rel=1e-9)
+
+
+def test_visible_edge_px_of_a_view_away_from_the_array_is_zero(spec):
+    geo, pose, _, _ = _array_scene(spec, wall=False)
+    away = pose_for_phone(spec.phone, "main", 1.0, "landscape", 320,
+                          look_at(pose.center, pose.center + (pose.center - display_matrix(spec.roof, spec.gauge)[:3, 3])),
+                          "pinhole", None, 1 / 250)
+    assert sg.visible_edge_px(geo, spec, away) == 0.0
+
+
+@pytest.mark.parametrize("wall", [False, True])
+def test_score_scene_on_the_hand_array(spec, wall):
+    geo, pose, rects, M = _array_scene(spec, wall=wall)
+    glass = _grid_glass_share(spec, pose, rects, M, wall=wall)
+    assert 0.3 < glass < 0.9
+    t = by_name(sg.score_scene(geo, SimpleNamespace(pose=pose)))
+    # the display (on the glass, in the middle of the array) is all in frame and seen
+    assert (t["display_in_frame"].value, t["display_unoccluded"].value) == (1.0, 1.0)
+    assert t["module_glass_in_frame"].value == pytest.approx(glass, abs=1e-6)
+    assert t["module_edge_visible"].value == pytest.approx(sg.visible_edge_px(geo, spec, pose), abs=1e-5)
+    assert t["digit_height"].value == pytest.approx(sg.digit_height_px(spec, pose), abs=1e-5)
+    assert not t["digit_height"].passed               # 6 m away the digits are a few px tall
+    # a card over the display: in frame, seen by none of its 45 samples
+    geo2, pose2, _, _ = _array_scene(spec, wall=wall, cover=True)
+    t2 = by_name(sg.score_scene(geo2, SimpleNamespace(pose=pose2)))
+    assert (t2["display_in_frame"].value, t2["display_unoccluded"].value) == (1.0, 0.0)
+    assert len(display_points(spec.roof, spec.gauge)) == 45
+
+
+def test_ground_truth_rounds_the_display_pixel_to_3_decimals_and_the_angle_to_6(spec):
+    """An oblique view puts the display off the principal point at a pixel with many decimals:
+    the answer key keeps 3 of them (u and v), the true axis angle 6."""
+    from blender_envs.solar.slope_gauge import true_reading_deg
+
+    pose, X = _square_on(spec, 0.3, 40.0)
+    off = pose_at(spec, pose.center, X + np.array([0.0123, -0.0071, 0.0049]))
+    uv, _ = project(X[None], off.K_array(), off.cam_to_world_array())
+    gt = sg.ground_truth(_geo(spec), SimpleNamespace(pose=off))
+    assert gt["display_px"] == [round(float(uv[0, 0]), 3), round(float(uv[0, 1]), 3)]
+    assert all(abs(x * 1000 - round(x * 1000)) < 1e-6 for x in gt["display_px"])
+    assert all(abs(float(a) - b) > 1e-5 for a, b in zip(uv[0], gt["display_px"]))   # rounding did something
+    true = true_reading_deg(spec.roof, spec.gauge)
+    assert gt["true_axis_angle_deg"] == round(true, 6) and gt["true_axis_angle_deg"] != true

@@ -19,6 +19,7 @@ import argparse
 import ast
 import fnmatch
 import hashlib
+import importlib.metadata
 import json
 import os
 import re
@@ -129,8 +130,16 @@ def fingerprint(plan: Plan, table: str, root: Path = ROOT) -> str:
     for path in [root / plan.module, *(root / t for t in plan.tests), *helpers]:
         h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     h.update(table.encode())
-    h.update(subprocess.run([str(MUTMUT), "--version"], capture_output=True, text=True).stdout.encode())
+    h.update(tool_version().encode())
     return h.hexdigest()
+
+
+def tool_version() -> str:
+    """mutmut's version (`make mutants` installs it; `make test` need not have it)."""
+    try:
+        return importlib.metadata.version("mutmut")
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed"
 
 
 def prepare(plan: Plan, base: dict, settings: dict, fresh: bool, root: Path = ROOT) -> tuple[Path, str, bool]:

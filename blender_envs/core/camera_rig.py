@@ -12,6 +12,7 @@ import numpy as np
 
 from blender_envs.core.bpy_env import bpy  # first: it makes mathutils/bmesh importable
 from mathutils import Matrix  # noqa: E402
+from blender_envs.core.motion import set_shutter_motion  # noqa: E402
 from geometry.camera import CameraPose, blender_camera_from_pose, cv_to_blender_matrix
 
 CAMERA_NAME = "scenebench_camera"
@@ -70,16 +71,8 @@ def apply_camera_pose(scene, pose: CameraPose):
     scene.render.motion_blur_position = "START"
     scene.render.motion_blur_shutter = 1.0
     if pose.shake_end_cam_to_world is not None:
-        end = Matrix(cv_to_blender_matrix(np.asarray(pose.shake_end_cam_to_world)).tolist())
-        cam.rotation_mode = "QUATERNION"
-        for frame, mat in ((1, start), (2, end)):
-            loc, rot, _ = mat.decompose()
-            cam.location, cam.rotation_quaternion = loc, rot
-            cam.keyframe_insert("location", frame=frame)
-            cam.keyframe_insert("rotation_quaternion", frame=frame)
-        for fc in cam.animation_data.action.fcurves:
-            for kp in fc.keyframe_points:
-                kp.interpolation = "LINEAR"
+        set_shutter_motion(scene, cam.name, cv_to_blender_matrix(np.asarray(pose.cam_to_world)),
+                           cv_to_blender_matrix(np.asarray(pose.shake_end_cam_to_world)))
         scene.render.use_motion_blur = True
     else:
         scene.render.use_motion_blur = False

@@ -1,5 +1,5 @@
 """Rigid motion over the shutter for one object: keyframes at frame 1 (shutter open) and
-frame 2 (close), linear, the same scheme `camera_rig` uses for camera shake, so a
+frame 2 (close), linear (agents in a clip, and `camera_rig`'s camera shake), so a
 one-frame Cycles shutter starting at frame 1 blurs exactly over [t, t + shutter]."""
 from __future__ import annotations
 

@@ -20,23 +20,8 @@ ROOT = Path(__file__).resolve().parents[1]
 #   F3 = T_R2  (scorer reject):    F F F  -> majority reject, scorer agrees
 #   F4 = S_R1  (scorer reject):    F T -  -> 2 ratings: not in the scorer column
 #   F5 = T_UNS (scorer unscored):  T F T  -> majority accept, scorer leaves it unscored
-CSV = f"""frame_id,rater,acceptable
-{T_A},A,true
-{T_A},B,1
-{T_A},C,yes
-{T_R1},A,True
-{T_R1},B,yes
-{T_R1},C,no
-{T_R2},A,false
-{T_R2},B,0
-{T_R2},C,NO
-{S_R1},A,false
-{S_R1},B,true
-{S_R1},C,
-{T_UNS},A,1
-{T_UNS},B,0
-{T_UNS},C,1
-"""
+# the CSV is counted by hand in tests/test_pins_realitybench_ratings.py (same ids as test_score_cli)
+from test_pins_realitybench_ratings import CSV  # noqa: E402
 
 
 def _cli(*args):

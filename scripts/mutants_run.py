@@ -82,6 +82,10 @@ def imported_modules(source: str) -> set[str]:
 
 
 def test_files_for(module: str, settings: dict, root: Path = ROOT) -> tuple[str, ...]:
+    """The files importing the module, plus `extra_tests`; `tests` replaces the scan for a module whose
+    importers are mostly environment tests about other code (camera, ray casts)."""
+    if module in settings.get("tests", {}):
+        return tuple(sorted(settings["tests"][module]))
     dotted = module.removesuffix(".py").replace("/", ".")
     skipped = set(settings.get("skip_tests", []))
     found = set()

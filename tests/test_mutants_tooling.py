@@ -42,6 +42,8 @@ def test_a_modules_tests_are_the_files_importing_it_minus_subprocess_ones(settin
     assert "tests/test_score_cli.py" in mutants["skip_tests"]
     extra = {**mutants, "extra_tests": {"scorers/terms.py": ["tests/test_stats.py"]}}
     assert "tests/test_stats.py" in run.test_files_for("scorers/terms.py", extra, ROOT)
+    chosen = {**mutants, "tests": {"scorers/terms.py": ["tests/test_pins_terms.py", "tests/test_camera.py"]}}
+    assert run.test_files_for("scorers/terms.py", chosen, ROOT) == ("tests/test_camera.py", "tests/test_pins_terms.py")
 
 
 def test_unknown_module_is_refused(settings):

@@ -69,6 +69,18 @@ class ModuleStats:
         denominator = self.checked - self.equivalent
         return None if denominator <= 0 else 100.0 * self.detected / denominator
 
+    def shortfall(self, min_rate: float) -> str:
+        """Why the module fails the report ("" when it passes). A module nobody ran, or one whose run
+        stopped part-way, has no kill rate to speak of; one mutmut found nothing to mutate in
+        (pydantic models only) passes."""
+        if self.missing:
+            return "has no results"
+        if self.checked < len(self.mutants):
+            return f"was checked on {self.checked} of {len(self.mutants)} mutants only"
+        if self.rate is not None and self.rate < min_rate:
+            return f"kills {self.rate:.1f}% < {min_rate:g}%"
+        return ""
+
 
 def status_of(exit_code: int | None) -> str:
     for table in (DETECTED, SURVIVED, NOT_CHECKED):
@@ -188,7 +200,7 @@ def table(modules: list[ModuleStats]) -> list[str]:
         if s.missing:
             rows.append(f"| {s.module} | – | – | – | – | – | – | – | – | no results |")
             continue
-        rate = "–" if s.rate is None else f"{s.rate:.1f}%"
+        rate = ("no mutants" if not s.mutants else "all equivalent" if s.rate is None else f"{s.rate:.1f}%")
         rows.append(f"| {s.module} | {len(s.mutants)} | {s.count('killed')} | {s.count('timeout')} | "
                     f"{s.count('survived')} | {s.count('no tests')} | {s.count('suspicious')} | {s.equivalent} | "
                     f"{len(s.mutants) - s.checked} | {rate} |")
@@ -229,10 +241,9 @@ def main(argv: list[str] | None = None) -> int:
         args.markdown.write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
-    low = [s for s in modules if s.missing or (s.rate is not None and s.rate < args.min_rate)]
+    low = [s for s in modules if s.shortfall(args.min_rate)]
     for s in low:
-        print(f"mutants_report: {s.module} " + ("has no results" if s.missing else
-              f"kills {s.rate:.1f}% < {args.min_rate:g}%"), file=sys.stderr)
+        print(f"mutants_report: {s.module} {s.shortfall(args.min_rate)}", file=sys.stderr)
     return 1 if low and not args.no_fail else 0
 
 

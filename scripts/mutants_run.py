@@ -180,7 +180,7 @@ def run_one(plan: Plan, base: dict, settings: dict, fresh: bool) -> tuple[Plan, 
                               stderr=subprocess.STDOUT, env=env)
     seconds = time.perf_counter() - t0
     produced = [work / "mutants" / (plan.module + s) for s in RESULT_SUFFIXES]
-    if proc.returncode != 0 or not all(p.is_file() for p in produced):
+    if proc.returncode != 0 and not has_no_mutants(produced[1]) or not all(p.is_file() for p in produced):
         return plan, f"mutmut failed (exit {proc.returncode}); see {(work / 'mutmut.log').relative_to(ROOT)}", seconds
     for src in produced:
         dest = RESULTS / src.relative_to(work / "mutants")
@@ -190,6 +190,15 @@ def run_one(plan: Plan, base: dict, settings: dict, fresh: bool) -> tuple[Plan, 
         os.replace(tmp, dest)
     (work / "fingerprint").write_text(key)
     return plan, "ran", seconds
+
+
+def has_no_mutants(meta: Path) -> bool:
+    """mutmut exits 1 ("could not find any test case for any mutant") on a module it found nothing to
+    mutate in (pydantic models only); its result file then lists no mutants, which is a result."""
+    try:
+        return json.loads(meta.read_text())["exit_code_by_key"] == {}
+    except (OSError, ValueError, KeyError):
+        return False
 
 
 def main(argv: list[str] | None = None) -> int:

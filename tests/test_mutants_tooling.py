@@ -1,6 +1,7 @@
 """The mutation-testing driver (scripts/mutants_run.py) and its report (scripts/mutants_report.py)."""
 from __future__ import annotations
 
+import json
 import sys
 import tomllib
 
@@ -100,6 +101,27 @@ def test_report_statuses_and_rate():
     assert stats.detected == 2 and stats.checked == 5 and stats.equivalent == 1
     assert stats.rate == pytest.approx(50.0)
     assert report.ModuleStats("m.py", missing=True).rate is None
+
+
+def test_report_fails_a_module_not_run_partly_run_or_below_the_rate():
+    def module(*statuses):
+        return report.ModuleStats("m.py", [report.Mutant(str(i), "m.py", s) for i, s in enumerate(statuses)])
+    assert report.ModuleStats("m.py", missing=True).shortfall(90) == "has no results"
+    assert module("killed", "not checked").shortfall(90) == "was checked on 1 of 2 mutants only"
+    nine_of_ten = module(*["killed"] * 9, "survived")
+    assert nine_of_ten.shortfall(90) == "" and nine_of_ten.shortfall(90.1) == "kills 90.0% < 90.1%"
+    assert module().shortfall(90) == ""            # nothing to mutate: pydantic models only
+    assert report.table([module()])[-1].endswith("| no mutants |")
+
+
+def test_a_module_without_mutants_is_a_result_and_a_damaged_one_is_not(tmp_path):
+    meta = tmp_path / "m.py.meta"
+    meta.write_text(json.dumps({"exit_code_by_key": {}}))
+    assert run.has_no_mutants(meta)
+    meta.write_text(json.dumps({"exit_code_by_key": {"m.x__mutmut_1": None}}))
+    assert not run.has_no_mutants(meta)
+    meta.write_text("{")
+    assert not run.has_no_mutants(meta) and not run.has_no_mutants(tmp_path / "absent.meta")
 
 
 def test_equivalent_entries_match_by_module_and_diff_text():

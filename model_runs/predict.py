@@ -4,14 +4,17 @@ Works with any server that speaks `POST <base>/chat/completions` (vLLM, SGLang, 
 hosted APIs). One user message per item: the prompt text, then the JPEG as a base64 data URL.
 
 The predictions file is JSONL, one line per item:
-`{"id", "model", "response", "error", "usage", "latency_s", "attempts", "finish_reason"}`.
+`{"id", "model", "response", "error", "usage", "latency_s", "attempts", "finish_reason"}`
+(plus `raw_body` when the reply had to be normalised to be written as strict JSON: a NaN or a
+string where a count belongs, non-string content parts; the server's bytes are then kept in
+`<out>.raw/`, named in `raw_body`, so nothing paid for is lost).
 `error` is null, or the last error once retries are exhausted (then `response` is null and
 the grader scores the item wrong). `usage` is the server's token counts as reported:
 `prompt_tokens`, `completion_tokens` and, where reported, `reasoning_tokens`
 (`usage_for_cost` turns it into `scorers.cost.Usage`).
 
 Why the file is written this way: a benchmark run costs money and hours, so a killed run
-must lose at most the requests in flight. Lines are appended (flush + fsync) by a single
+must lose at most the requests in flight, and a disk that fills up stops new requests at once. Lines are appended (flush + fsync) by a single
 writer thread, so concurrent workers never interleave; a rerun skips ids that already have
 a response and retries the ones that failed; a torn last line (killed mid-write) is cut
 off. At the end the file is rewritten sorted by id, atomically, so equal runs diff cleanly.
@@ -19,6 +22,7 @@ off. At the end the file is rewritten sorted by id, atomically, so equal runs di
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import math
 import os
@@ -47,6 +51,12 @@ RETRY_AFTER_CAP_S = 60.0    # a server's Retry-After is honoured, up to this
 RETRY_SEED = 0              # jitter comes from random.Random(f"{RETRY_SEED}/{item id}"): reproducible
 FATAL_STATUS = (401, 403, 404)  # wrong key / URL / model on the first request: stop, don't burn the set
 ERROR_BODY_CHARS = 300
+MAX_REPLY_BYTES = 32 << 20  # a reply body beyond this is an error (retried), never read into memory whole
+MAX_COUNT = 10 ** 12        # a token count above this is not a count
+READ_CHUNK = 64 << 10
+# A reply longer than this is cut in its line (the graders score anything over 64,000 characters as
+# out of grammar anyway) and kept whole in `<out>.raw/`, so the line stays under the reader's 4 MiB.
+MAX_KEPT_CHARS = 500_000
 
 UNREACHABLE = "cannot connect to"   # prefix of a connection failure (the endpoint, not the item)
 FIELDS = ("id", "model", "response", "error", "usage", "latency_s", "attempts", "finish_reason")
@@ -65,10 +75,13 @@ class ClientConfig:
     endpoint: str
     model: str
     api_key: str | None = field(default=None, repr=False)   # never in a repr, a log or a file
-    timeout_s: float = 120.0
+    timeout_s: float = 120.0     # the whole request, connect to last byte (not per read)
     max_retries: int = 4
     max_tokens: int = 1024
+    max_completion_tokens: int | None = None   # sent instead of max_tokens (o-series models require it)
     temperature: float | None = None
+    top_p: float | None = None
+    seed: int | None = None
 
     @property
     def url(self) -> str:
@@ -82,7 +95,7 @@ def chat_url(endpoint: str) -> str:
 
 
 def build_payload(cfg: ClientConfig, prompt: str, jpeg: bytes, system: str | None = None) -> dict:
-    """The request body; temperature only when asked for (otherwise the provider's default).
+    """The request body; sampling settings only when asked for (otherwise the provider's default).
 
     A system prompt (EgoPathBench, Table S2) goes first; an empty image (a text-only
     control row) sends the text alone."""
@@ -93,13 +106,14 @@ def build_payload(cfg: ClientConfig, prompt: str, jpeg: bytes, system: str | Non
         content.append({"type": "image_url", "image_url": {"url": url}})
     messages = [{"role": "system", "content": system}] if system else []
     messages.append({"role": "user", "content": content})
-    body = {
-        "model": cfg.model,
-        "messages": messages,
-        "max_tokens": cfg.max_tokens,
-    }
-    if cfg.temperature is not None:
-        body["temperature"] = cfg.temperature
+    body: dict = {"model": cfg.model, "messages": messages}
+    if cfg.max_completion_tokens is not None:
+        body["max_completion_tokens"] = cfg.max_completion_tokens
+    else:
+        body["max_tokens"] = cfg.max_tokens
+    for key in ("temperature", "top_p", "seed"):
+        if getattr(cfg, key) is not None:
+            body[key] = getattr(cfg, key)
     return body
 
 
@@ -129,19 +143,48 @@ def backoff_s(attempt: int, rng: random.Random, retry_after: float | None = None
     return step * (0.5 + 0.5 * rng.random())
 
 
-def usage_of(body: dict) -> dict | None:
-    """The reported token counts; reasoning tokens from either place providers put them."""
-    u = body.get("usage")
-    if not isinstance(u, dict):
+def token_count(value) -> int | None:
+    """A token count as a server may send it (int, integral float, digit string), or None for anything
+    else: NaN, infinities, negatives, fractions, absurd sizes, booleans."""
+    if isinstance(value, bool):
         return None
-    out = {k: int(u[k]) for k in ("prompt_tokens", "completion_tokens") if isinstance(u.get(k), (int, float))}
+    if isinstance(value, str):
+        value = value.strip()
+        if not value.isdigit() or len(value) > 13:
+            return None
+        value = int(value)
+    if isinstance(value, float):
+        if not math.isfinite(value) or value != int(value):
+            return None
+        value = int(value)
+    if isinstance(value, int) and 0 <= value <= MAX_COUNT:
+        return value
+    return None
+
+
+def usage_of(body: dict) -> tuple[dict | None, bool]:
+    """(the reported token counts, whether any reported field was dropped as not a count); reasoning
+    tokens from either place providers put them."""
+    u = body.get("usage")
+    if u is None:
+        return None, False
+    if not isinstance(u, dict):
+        return None, True
+    out, dropped = {}, False
     details = u.get("completion_tokens_details")
     reasoning = details.get("reasoning_tokens") if isinstance(details, dict) else None
     if reasoning is None:
         reasoning = u.get("reasoning_tokens")
-    if isinstance(reasoning, (int, float)):
-        out["reasoning_tokens"] = int(reasoning)
-    return out or None
+    for key, value in (("prompt_tokens", u.get("prompt_tokens")), ("completion_tokens", u.get("completion_tokens")),
+                       ("reasoning_tokens", reasoning)):
+        if value is None:
+            continue
+        count = token_count(value)
+        if count is None:
+            dropped = True
+        else:
+            out[key] = count
+    return out or None, dropped
 
 
 def usage_for_cost(record: dict):
@@ -156,17 +199,59 @@ def usage_for_cost(record: dict):
                  thinking_tokens=thinking)
 
 
-def _content(body: dict) -> tuple[str, str | None]:
-    """(reply text, finish_reason); raises ValueError when the body is not a chat completion."""
+def _content(body) -> tuple[str, str | None, bool]:
+    """(reply text, finish_reason, whether anything was normalised); raises ValueError when the body is
+    not a chat completion (a bare-string `message` included: retried, never an empty answer)."""
     try:
         choice = body["choices"][0]
         msg = choice["message"]
     except (KeyError, IndexError, TypeError):
         raise ValueError("reply has no choices[0].message") from None
-    content = msg.get("content") if isinstance(msg, dict) else None
+    if not isinstance(msg, dict):
+        raise ValueError(f"choices[0].message is a {type(msg).__name__}, not an object")
+    content, normalised = msg.get("content"), False
     if isinstance(content, list):   # some servers return content parts
-        content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
-    return ("" if content is None else str(content)), choice.get("finish_reason")
+        texts = [p.get("text") for p in content if isinstance(p, dict)]
+        normalised = len(texts) != len(content) or not all(isinstance(t, str) for t in texts)
+        content = "".join(t for t in texts if isinstance(t, str))
+    elif content is not None and not isinstance(content, str):
+        content, normalised = json.dumps(content, allow_nan=True), True
+    finish = choice.get("finish_reason") if isinstance(choice, dict) else None
+    if finish is not None and not isinstance(finish, str):
+        finish, normalised = None, True
+    return ("" if content is None else content), finish, normalised
+
+
+class _Deadline(Exception):
+    pass
+
+
+def _post(cfg: ClientConfig, data: bytes, headers: dict) -> tuple[requests.Response, bytes, float]:
+    """POST and read the whole reply within `cfg.timeout_s` in total: a server that trickles bytes
+    cannot hold a request past its deadline, and a reply over MAX_REPLY_BYTES is never read whole.
+    Returns (response, body bytes, latency)."""
+    t0 = time.monotonic()
+    deadline = t0 + cfg.timeout_s
+    r = _session().post(cfg.url, data=data, headers=headers, timeout=(cfg.timeout_s, cfg.timeout_s), stream=True)
+    try:
+        chunks, size = [], 0
+        while True:
+            if time.monotonic() > deadline:
+                raise _Deadline(f"no complete reply within {cfg.timeout_s:g} s")
+            chunk = r.raw.read1(READ_CHUNK)
+            if not chunk:
+                break
+            size += len(chunk)
+            if size > MAX_REPLY_BYTES:
+                raise _Deadline(f"reply longer than {MAX_REPLY_BYTES} bytes")
+            chunks.append(chunk)
+    finally:
+        r.close()
+    return r, b"".join(chunks), time.monotonic() - t0
+
+
+def _text(raw: bytes) -> str:
+    return raw[:4 * ERROR_BODY_CHARS].decode("utf-8", "replace")[:ERROR_BODY_CHARS]
 
 
 def _reason(exc: Exception) -> str:
@@ -201,16 +286,17 @@ def call_item(cfg: ClientConfig, item: Item, stop: threading.Event | None = None
     data = json.dumps(build_payload(cfg, item.prompt, item.image, item.system_prompt)).encode("ascii")  # ensure_ascii
     error, fatal, attempts, wait_hint = None, None, 0, None
     for attempt in range(cfg.max_retries + 1):
-        if attempt:
-            if stop.wait(backoff_s(attempt, rng, wait_hint)):
-                break
+        if stop.is_set() or attempt and stop.wait(backoff_s(attempt, rng, wait_hint)):
+            break       # the run is stopping (writer failed, endpoint gone, Ctrl-C): send nothing more
         attempts += 1
         wait_hint, fatal = None, None
-        t0 = time.perf_counter()
         try:
-            r = _session().post(cfg.url, data=data, headers=headers, timeout=(cfg.timeout_s, cfg.timeout_s))
+            r, raw, latency = _post(cfg, data, headers)
         except requests.Timeout:
             error = f"timeout after {cfg.timeout_s:g} s"
+            continue
+        except _Deadline as exc:
+            error = f"timeout: {exc}"
             continue
         except requests.ConnectionError as exc:
             error = f"{UNREACHABLE} {cfg.url}: {_reason(exc)}"
@@ -219,22 +305,27 @@ def call_item(cfg: ClientConfig, item: Item, stop: threading.Event | None = None
         except requests.RequestException as exc:
             error, fatal = f"request failed: {exc}", f"request failed: {exc}"
             break
-        latency = time.perf_counter() - t0
         if r.status_code == 429 or r.status_code >= 500:
-            error = f"HTTP {r.status_code}: {r.text[:ERROR_BODY_CHARS]}"
+            error = f"HTTP {r.status_code}: {_text(raw)}"
             wait_hint = retry_after_s(r.headers.get("Retry-After"))
             continue
         if r.status_code >= 400:
-            error = f"HTTP {r.status_code}: {r.text[:ERROR_BODY_CHARS]}"
+            error = f"HTTP {r.status_code}: {_text(raw)}"
             fatal = error if r.status_code in FATAL_STATUS else None
             break
         try:
-            body = r.json()
-            text, finish = _content(body)
-        except ValueError as exc:
-            error = f"unreadable reply ({exc}): {r.text[:ERROR_BODY_CHARS]}"
-            break
-        return _record(cfg, item, text, None, usage_of(body), latency, attempts, finish), None
+            body = json.loads(raw)      # Python's reader takes NaN and Infinity; usage_of drops them
+            text, finish, odd_content = _content(body)
+        except (ValueError, RecursionError) as exc:   # a malformed 200 is a glitch: retried
+            error = f"unreadable reply ({exc}): {_text(raw)}"
+            continue
+        usage, odd_usage = usage_of(body)
+        rec = _record(cfg, item, text[:MAX_KEPT_CHARS], None, usage, latency, attempts, finish)
+        if len(text) > MAX_KEPT_CHARS:
+            rec["response_chars"] = len(text)
+        if odd_content or odd_usage or len(text) > MAX_KEPT_CHARS:
+            rec["raw_body"] = raw
+        return rec, None
     error = _redact(error or "interrupted", cfg.api_key)
     return _record(cfg, item, None, error, None, None, attempts, None), _redact(fatal, cfg.api_key) if fatal else None
 
@@ -274,8 +365,40 @@ def read_predictions(path: str | Path, repair: bool = False) -> dict[str, dict]:
 
 
 def dumps_record(rec: dict) -> str:
-    return json.dumps({k: rec.get(k) for k in FIELDS} | {k: v for k, v in rec.items() if k not in FIELDS},
-                      ensure_ascii=False, allow_nan=False)
+    """One strict-JSON line; a value JSON cannot hold (NaN, bytes, objects) becomes null or text
+    rather than losing the record."""
+    ordered = {k: rec.get(k) for k in FIELDS} | {k: v for k, v in rec.items() if k not in FIELDS}
+    try:
+        return json.dumps(ordered, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError):
+        return json.dumps(_strict(ordered), ensure_ascii=False, allow_nan=False)
+
+
+def _strict(value):
+    if isinstance(value, dict):
+        return {str(k): _strict(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_strict(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if value is None or isinstance(value, (str, int, float)):
+        return value
+    return str(value)
+
+
+def raw_dir(out: Path) -> Path:
+    """Where the server's own bytes of normalised replies are kept, beside the predictions file."""
+    return out.with_name(out.name + ".raw")
+
+
+def keep_raw_body(out: Path, rec: dict) -> dict:
+    """Save a reply's raw bytes (if the record carries them) and name the file in `raw_body`."""
+    raw = rec.get("raw_body")
+    if not isinstance(raw, bytes):
+        return rec
+    name = hashlib.sha256(rec["id"].encode()).hexdigest()[:24] + ".json"
+    atomic.write_bytes(raw_dir(out) / name, raw)
+    return {**rec, "raw_body": f"{raw_dir(out).name}/{name}"}
 
 
 def write_sorted(path: str | Path, records: dict[str, dict]) -> None:
@@ -283,22 +406,25 @@ def write_sorted(path: str | Path, records: dict[str, dict]) -> None:
 
 
 class _Writer(threading.Thread):
-    """The only thread that touches the file: append a line, flush, fsync."""
+    """The only thread that touches the file: append a line, flush, fsync. On a write failure it sets
+    `stop` at once (no new request is sent whose answer could not be kept)."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, stop: threading.Event):
         super().__init__(name="predictions-writer", daemon=True)
-        self.path, self.q, self.exc = path, queue.Queue(), None
+        self.path, self.q, self.exc, self.stop, self.saved = path, queue.Queue(), None, stop, 0
 
     def run(self) -> None:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with open(self.path, "a", encoding="utf-8") as f:
                 while (rec := self.q.get()) is not None:
-                    f.write(dumps_record(rec) + "\n")
+                    f.write(dumps_record(keep_raw_body(self.path, rec)) + "\n")
                     f.flush()
                     os.fsync(f.fileno())
+                    self.saved += 1
         except BaseException as exc:  # surfaced by close()
             self.exc = exc
+            self.stop.set()
             while self.q.get() is not None:   # keep draining so put() never blocks forever
                 pass
 
@@ -306,7 +432,8 @@ class _Writer(threading.Thread):
         self.q.put(None)
         self.join()
         if self.exc is not None:
-            raise PredictError(f"cannot write {self.path}: {self.exc}")
+            raise PredictError(f"cannot write {self.path}: {self.exc}; stopped sending requests, {self.saved} "
+                               f"answers of this run are saved there (rerun to resume)")
 
 
 # -- the run ---------------------------------------------------------------------------------------
@@ -345,9 +472,9 @@ def run_predictions(dataset: str | Path, cfg: ClientConfig, out: str | Path, *, 
     summary = PredictSummary(out=out, selected=len(ids), skipped=len(ids) - len(todo))
 
     if todo:
-        writer = _Writer(out)
-        writer.start()
         stop = threading.Event()
+        writer = _Writer(out, stop)
+        writer.start()
         bar = tqdm(total=len(todo), unit="item", desc=cfg.model, disable=not progress, file=sys.stderr)
         try:
             summary.aborted = _run(dataset, cfg, configs, todo, concurrency, writer, stop, bar, summary, split)
@@ -406,6 +533,7 @@ def _run(dataset, cfg, configs, todo, concurrency, writer, stop, bar, summary, s
             for item in items:
                 if streak >= give_up:
                     stop.set()
+                if stop.is_set():    # unreachable endpoint, or the writer failed
                     break
                 pending.add(pool.submit(call_item, cfg, item, stop))
                 while len(pending) >= 2 * concurrency:

@@ -25,10 +25,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--concurrency", type=int, help="requests in flight (default 4)")
     p.add_argument("--out", help="predictions file (default preds/<model>.jsonl, '/' -> '__')")
     p.add_argument("--configs", nargs="+", help="configs (environments) to run; default all")
-    p.add_argument("--timeout", type=float, help="connect/read timeout per request, s (default 120)")
+    p.add_argument("--timeout", type=float, help="deadline of each request, connect to last byte, s (default 120)")
     p.add_argument("--max-retries", type=int, help="retries on connection errors, timeouts, 429, 5xx (default 4)")
-    p.add_argument("--max-tokens", type=int, help="max_tokens of each request (default 1024)")
-    p.add_argument("--temperature", type=float, help="sampling temperature (default: the provider's)")
+    p.add_argument("--max-tokens", type=int, help="max_tokens of each request (default: the benchmark's)")
+    p.add_argument("--max-completion-tokens", type=int,
+                   help="send max_completion_tokens instead of max_tokens (o-series models require it)")
+    p.add_argument("--temperature", type=float, help="sampling temperature (default: the benchmark's, else the "
+                                                     "provider's)")
+    p.add_argument("--top-p", type=float, help="nucleus sampling top_p (default: the benchmark's, else the provider's)")
+    p.add_argument("--seed", type=int, help="sampling seed sent with each request (servers that honour it)")
     p.add_argument("--limit", type=int, help="only the first N items in id order")
     p.add_argument("--split", help="split to predict (default: the benchmark's own, e.g. test)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -38,8 +43,11 @@ def build_parser() -> argparse.ArgumentParser:
 def _with_defaults(args, bench) -> None:
     """Fill every request option left unset from the benchmark's RequestDefaults."""
     d = bench.request_defaults
+    if args.max_tokens is not None and args.max_completion_tokens is not None:
+        raise CliError("give --max-tokens or --max-completion-tokens, not both")
     for opt, value in (("concurrency", d.concurrency), ("timeout", d.timeout_s), ("max_retries", d.max_retries),
-                       ("max_tokens", d.max_tokens), ("temperature", d.temperature), ("split", bench.default_split)):
+                       ("max_tokens", d.max_tokens), ("temperature", d.temperature), ("top_p", d.top_p),
+                       ("split", bench.default_split)):
         if getattr(args, opt) is None:
             setattr(args, opt, value)
 
@@ -49,18 +57,24 @@ def config_from(args):
 
     if not args.endpoint.startswith(("http://", "https://")):
         raise PredictError(f"--endpoint must be an http(s) URL, got {args.endpoint!r}")
-    for name in ("concurrency", "max_tokens"):
-        if getattr(args, name) < 1:
+    for name in ("concurrency", "max_tokens", "max_completion_tokens"):
+        if getattr(args, name) is not None and getattr(args, name) < 1:
             raise PredictError(f"--{name.replace('_', '-')} must be >= 1")
     if args.max_retries < 0 or args.timeout <= 0 or (args.limit is not None and args.limit < 0):
         raise PredictError("--max-retries and --limit must be >= 0, --timeout > 0")
+    if args.temperature is not None and not 0 <= args.temperature <= 2:
+        raise PredictError(f"--temperature must be in [0, 2], got {args.temperature:g}")
+    if args.top_p is not None and not 0 < args.top_p <= 1:
+        raise PredictError(f"--top-p must be in (0, 1], got {args.top_p:g}")
     key = None
     if args.api_key_env:
         key = os.environ.get(args.api_key_env)
         if not key:
             raise PredictError(f"environment variable {args.api_key_env} (--api-key-env) is not set")
     return ClientConfig(endpoint=args.endpoint, model=args.model, api_key=key, timeout_s=args.timeout,
-                        max_retries=args.max_retries, max_tokens=args.max_tokens, temperature=args.temperature)
+                        max_retries=args.max_retries, max_tokens=args.max_tokens,
+                        max_completion_tokens=args.max_completion_tokens, temperature=args.temperature,
+                        top_p=args.top_p, seed=args.seed)
 
 
 def predict_main(argv: list[str]) -> int:

@@ -170,11 +170,15 @@ def test_predict_takes_split_and_request_defaults_from_the_benchmark():
     base = ["--dataset", "d", "--endpoint", "http://x/v1", "--model", "m"]
     a = build_parser().parse_args(base)
     _with_defaults(a, get_benchmark("egopathbench"))
-    assert (a.split, a.max_tokens, a.concurrency, a.timeout, a.max_retries, a.temperature) == \
-        ("benchmark", 1024, 4, 120.0, 4, None)
-    a = build_parser().parse_args([*base, "--split", "train", "--max-tokens", "7"])
+    # EgoPathBench App. A: 8,192 completion tokens, temperature 0, top-p 1
+    assert (a.split, a.max_tokens, a.concurrency, a.timeout, a.max_retries, a.temperature, a.top_p) == \
+        ("benchmark", 8192, 4, 120.0, 4, 0.0, 1.0)
+    a = build_parser().parse_args(base)
     _with_defaults(a, get_benchmark("realitybench"))
-    assert (a.split, a.max_tokens) == ("train", 7)
+    assert (a.split, a.max_tokens, a.temperature, a.top_p) == ("test", 16384, None, None)
+    a = build_parser().parse_args([*base, "--split", "train", "--max-tokens", "7", "--temperature", "0.5"])
+    _with_defaults(a, get_benchmark("egopathbench"))
+    assert (a.split, a.max_tokens, a.temperature, a.top_p) == ("train", 7, 0.5, 1.0)
 
 
 VANTAGE = '''

@@ -24,6 +24,7 @@ class RequestDefaults:
     """`scenebench predict` settings a benchmark chooses (the command line overrides each)."""
     max_tokens: int = 1024
     temperature: float | None = None
+    top_p: float | None = None
     timeout_s: float = 120.0
     max_retries: int = 4
     concurrency: int = 4

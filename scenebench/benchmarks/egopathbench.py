@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Sequence
 
 from formats.benchmark_config import EgoPathBenchConfig, as_benchmark_dict
-from scenebench.benchmarks.base import Benchmark, Log, ScoreOptions, ScoreResult
+from scenebench.benchmarks.base import Benchmark, Log, RequestDefaults, ScoreOptions, ScoreResult
 from scenebench.errors import CliError
 
 
@@ -14,6 +14,8 @@ class EgoPathBench(Benchmark):
     name = "egopathbench"
     config_model = EgoPathBenchConfig
     default_split = "benchmark"
+    # App. A: "an 8,192-token completion budget. Temperature is 0 and top-p is 1".
+    request_defaults = RequestDefaults(max_tokens=8192, temperature=0.0, top_p=1.0)
 
     def export(self, runs: Sequence[Path], out, config, source: Path, fmt: str = "hf", log: Log = print) -> Path:
         """The dataset, then the SFT export and the audits as the file's `export:` options say."""

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Sequence
 
 from formats.benchmark_config import RealityBenchConfig
-from scenebench.benchmarks.base import Benchmark, Log, ScoreOptions, ScoreResult
+from scenebench.benchmarks.base import Benchmark, Log, RequestDefaults, ScoreOptions, ScoreResult
 from scenebench.errors import CliError
 
 TSV_NAME = "RealityBench.tsv"
@@ -21,6 +21,9 @@ class RealityBench(Benchmark):
     default_split = "test"
     export_formats = ("hf", "vlmevalkit")
     is_default = True
+    # The paper gives no number; its thinking models used up to ~3,000 thinking tokens an item
+    # (§4) and some replies were still cut by the cap (Table 5), so 16,384 (docs/deviations.md).
+    request_defaults = RequestDefaults(max_tokens=16384)
 
     def export(self, runs: Sequence[Path], out, config, source: Path, fmt: str = "hf", log: Log = print) -> Path:
         from packagers.hf_export import ExportError, export_realitybench

@@ -56,6 +56,8 @@ class RunConfig(BaseModel):
     max_attempts: int = Field(default=3, ge=1)
     progress: bool = True
     ray_address: str | None = None
+    ray_resources: dict[str, float] = Field(default_factory=dict)   # custom resources each scene task asks for
+    ray_shared_storage: bool = False    # tasks write the run store themselves (every node sees it)
     faults: FaultPlan = Field(default_factory=FaultPlan)
 
 
@@ -297,7 +299,8 @@ def _render(cfg, env, store, fp, state, done, t_start, stop) -> RunSummary:
             return []
         return [job.model_copy(update={"attempt": job.attempt + 1, "views": remaining})]
 
-    executor = make_executor(cfg.executor, workers, cfg.max_scenes_per_worker, cfg.device, cfg.ray_address)
+    executor = make_executor(cfg.executor, workers, cfg.max_scenes_per_worker, cfg.device, cfg.ray_address,
+                             cfg.ray_resources, cfg.ray_shared_storage)
     interrupted = bool(jobs) and executor.run(jobs, on_record, on_outcome, stop)
     bar.close()
 

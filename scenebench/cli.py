@@ -42,6 +42,8 @@ def compose_render_config(overrides: list[str]):
         return RunConfig(
             env=c["env"]["name"], n=c["n"], seed=c["seed"], out=str(c["out"]),
             quality=c["render"], executor=c["executor"]["name"], ray_address=c["executor"].get("address"),
+            ray_resources=c["executor"].get("resources") or {},
+            ray_shared_storage=bool(c["executor"].get("shared_storage", False)),
             workers=c["workers"], device=str(c["device"]).lower(), stratum=c["stratum"], new_run=c["new_run"],
             max_scenes_per_worker=c["max_scenes_per_worker"], max_attempts=c["max_attempts"],
             progress=c["progress"], faults=c["faults"])

@@ -26,11 +26,12 @@ class Executor(Protocol):
         the user's Ctrl-Cs; returns True if the run was stopped before all jobs ended."""
 
 
-def make_executor(name: str, workers: int, max_scenes_per_worker: int, device: str, address: str | None = None):
+def make_executor(name: str, workers: int, max_scenes_per_worker: int, device: str, address: str | None = None,
+                  resources: dict[str, float] | None = None, shared_storage: bool = False):
     if name == "local":
         from render_farm.executors.local import LocalExecutor
         return LocalExecutor(workers, max_scenes_per_worker, device)
     if name == "ray":
         from render_farm.executors.ray_executor import RayExecutor
-        return RayExecutor(workers, max_scenes_per_worker, device, address)
+        return RayExecutor(workers, max_scenes_per_worker, device, address, resources, shared_storage)
     raise ValueError(f"unknown executor {name!r}; choose local or ray")

@@ -13,6 +13,7 @@ QUALITY   ?= standard
 OUT       ?= out
 EXECUTOR  ?= local
 WORKERS   ?= auto
+WORKERS_PER_GPU ?= 1
 DEVICE    ?= auto
 SEED      ?= 0
 STRATUM   ?= random
@@ -42,7 +43,7 @@ $(STAMP): pyproject.toml scripts/ensure_system_libs.sh
 
 render: $(STAMP)
 	$(VENV)/bin/scenebench render env=$(ENV) n=$(N) render=$(QUALITY) out=$(OUT) executor=$(EXECUTOR) \
-	  workers=$(WORKERS) device=$(DEVICE) seed=$(SEED) stratum=$(STRATUM) \
+	  workers=$(WORKERS) workers_per_gpu=$(WORKERS_PER_GPU) device=$(DEVICE) seed=$(SEED) stratum=$(STRATUM) \
 	  new_run=$(if $(filter 1 true yes,$(NEW_RUN)),true,false)
 
 # make export BENCHMARK=realitybench [RUNS="out/tape_gap ..."] [OUT=datasets] [FORMAT=hf|vlmevalkit]

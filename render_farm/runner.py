@@ -21,7 +21,8 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 from tqdm import tqdm
 
-from blender_envs.core.device_choice import DEVICE_REQUESTS, DeviceProbeError, NoGpuError, choose_device, probe_devices
+from blender_envs.core.device_choice import (DEVICE_REQUESTS, DeviceProbeError, NoGpuError, choose_device,
+                                             is_gpu_request, probe_devices)
 from blender_envs.core.settings import RenderSettings
 from blender_envs.registry import get_environment
 from formats import atomic
@@ -49,6 +50,8 @@ class RunConfig(BaseModel):
     quality: RenderSettings
     executor: str = "local"
     workers: int | str = "auto"
+    workers_per_gpu: int = Field(default=1, ge=1, le=16)   # Blender processes sharing one GPU (device=gpu)
+    kernel_cache: str | None = None     # OptiX/CUDA kernel cache; default OUT/.kernel-cache
     device: str = "auto"
     stratum: str = "random"
     new_run: bool = False
@@ -110,22 +113,25 @@ def validate(cfg: RunConfig):
     if not (cfg.workers == "auto" or (isinstance(cfg.workers, int) and cfg.workers >= 1)):
         raise ConfigError(f"WORKERS must be a positive integer or auto, got {cfg.workers!r}")
     _check_writable(Path(cfg.out))
-    _check_device(cfg)
     return env
 
 
-def _check_device(cfg: RunConfig) -> None:
-    """device=gpu: ask Cycles, in a worker-like subprocess, before anything is written (a
-    Ray cluster at an address has its own devices and is not probed from here)."""
-    if cfg.device != "gpu" or (cfg.executor == "ray" and cfg.ray_address):
-        return
-    from render_farm.executors.local import worker_env
-
-    env_vars = worker_env(0, cfg.device) if cfg.executor == "local" else {}
+def _check_device(cfg: RunConfig) -> int:
+    """device=gpu: ask Cycles, in a subprocess that sees every GPU this process sees, before
+    anything is written; returns how many GPUs it lists (0 when not probed: CPU, or a Ray
+    cluster at an address, which has its own devices)."""
+    if not is_gpu_request(cfg.device) or (cfg.executor == "ray" and cfg.ray_address):
+        return 0
     try:
-        choose_device(cfg.device, probe_devices(env_vars))
+        return len(choose_device(cfg.device, probe_devices({"PYTHONHASHSEED": "0"})).device_names)
     except (NoGpuError, DeviceProbeError) as exc:
         raise ConfigError(str(exc)) from None
+
+
+def kernel_cache_dir(cfg: RunConfig) -> str:
+    """Where OptiX/CUDA keep compiled kernels: beside the runs, so a rerun on the machine skips the
+    first-render compile (delete it after a driver update)."""
+    return str(Path(cfg.kernel_cache) if cfg.kernel_cache else Path(cfg.out) / ".kernel-cache")
 
 
 def _check_writable(out: Path) -> None:
@@ -141,14 +147,15 @@ def _check_writable(out: Path) -> None:
             raise ConfigError(f"OUT={out} is not writable: {exc.strerror}") from None
 
 
-def resolve_workers(cfg: RunConfig) -> tuple[int, int]:
+def resolve_workers(cfg: RunConfig, gpus: int = 1) -> tuple[int, int]:
     """(workers, threads per worker). CPU: one single-threaded worker per core, which
-    beats one multi-threaded worker on small frames where scene building is serial."""
+    beats one multi-threaded worker on small frames where scene building is serial.
+    GPU: `workers_per_gpu` workers on each of the `gpus` GPUs, never more than the cores."""
     cores = os.cpu_count() or 1
     if cfg.workers != "auto":
         workers = int(cfg.workers)
-    elif cfg.device == "gpu":
-        workers = 1
+    elif is_gpu_request(cfg.device):
+        workers = max(1, min(max(1, gpus) * cfg.workers_per_gpu, cores))
     else:
         workers = max(1, min(cores, 8))
     threads = cfg.quality.threads or max(1, cores // workers)
@@ -240,17 +247,18 @@ def _versions() -> dict:
 
 def render(cfg: RunConfig) -> RunSummary:
     env = validate(cfg)
+    gpus = _check_device(cfg)
     t_start = time.perf_counter()
     store = RunStore(Path(cfg.out) / cfg.env)
     fp = fingerprint(cfg, env)
     state, done = store.open_run(fp, cfg.new_run, foreign_reason(cfg))
     store.create()
     with _catch_interrupts() as stop:
-        return _render(cfg, env, store, fp, state, done, t_start, stop)
+        return _render(cfg, env, store, fp, state, done, t_start, stop, gpus)
 
 
-def _render(cfg, env, store, fp, state, done, t_start, stop) -> RunSummary:
-    workers, threads = resolve_workers(cfg)
+def _render(cfg, env, store, fp, state, done, t_start, stop, gpus: int = 0) -> RunSummary:
+    workers, threads = resolve_workers(cfg, gpus)
     quality = cfg.quality.model_copy(update={"threads": threads})
     n_frames = cfg.n * env.views_per_scene if env.is_clip else cfg.n  # a clip env's N counts clips
     jobs = plan_jobs(cfg.env, n_frames, env.views_per_scene, cfg.stratum, set(done), root_seed=cfg.seed,
@@ -267,6 +275,7 @@ def _render(cfg, env, store, fp, state, done, t_start, stop) -> RunSummary:
         "status": "running",
         "state": state,
         "workers": workers,
+        "gpus": gpus,
         "threads_per_worker": threads,
     }
     atomic.write_json(store.manifest_path, manifest)
@@ -300,7 +309,7 @@ def _render(cfg, env, store, fp, state, done, t_start, stop) -> RunSummary:
         return [job.model_copy(update={"attempt": job.attempt + 1, "views": remaining})]
 
     executor = make_executor(cfg.executor, workers, cfg.max_scenes_per_worker, cfg.device, cfg.ray_address,
-                             cfg.ray_resources, cfg.ray_shared_storage)
+                             cfg.ray_resources, cfg.ray_shared_storage, cfg.workers_per_gpu, kernel_cache_dir(cfg))
     interrupted = bool(jobs) and executor.run(jobs, on_record, on_outcome, stop)
     bar.close()
 

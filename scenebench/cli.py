@@ -6,6 +6,7 @@ import importlib.util
 import logging
 import sys
 
+from blender_envs.core.device_choice import DEVICE_REQUESTS
 from scenebench import CONFIG_DIR, __version__
 from scenebench.errors import CliError
 
@@ -44,7 +45,7 @@ def compose_render_config(overrides: list[str]):
             quality=c["render"], executor=c["executor"]["name"], ray_address=c["executor"].get("address"),
             ray_resources=c["executor"].get("resources") or {},
             ray_shared_storage=bool(c["executor"].get("shared_storage", False)),
-            workers=c["workers"], device=str(c["device"]).lower(), stratum=c["stratum"], new_run=c["new_run"],
+            workers=c["workers"], workers_per_gpu=c["workers_per_gpu"], kernel_cache=c["kernel_cache"], device=str(c["device"]).lower(), stratum=c["stratum"], new_run=c["new_run"],
             max_scenes_per_worker=c["max_scenes_per_worker"], max_attempts=c["max_attempts"],
             progress=c["progress"], faults=c["faults"])
     except ValueError as exc:  # pydantic: name the first bad field in one line
@@ -196,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--datasets", default="datasets", help="dataset root; the dataset goes to <datasets>/<benchmark>")
     p.add_argument("--executor", default="local", choices=("local", "ray"))
     p.add_argument("--workers", default="auto")
-    p.add_argument("--device", default="auto", choices=("auto", "cpu", "gpu"))
+    p.add_argument("--device", default="auto", choices=DEVICE_REQUESTS)
     p.set_defaults(func=cmd_benchmark)
 
     p = sub.add_parser("score", help="grade prediction files; write report.md, metrics.json and figures")

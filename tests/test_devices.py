@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from blender_envs.core.device_choice import NoGpuError, choose_device
+from blender_envs.core.device_choice import NoGpuError, choose_device, is_gpu_request
 
 
 def test_auto_prefers_optix_then_cuda_then_hip_oneapi_metal():
@@ -25,6 +25,19 @@ def test_gpu_without_gpu_is_a_clear_error():
         choose_device("gpu", {"CPU": ["cpu"]})
     with pytest.raises(ValueError, match="unknown device 'tpu'"):
         choose_device("tpu", {})
+
+
+def test_a_named_backend_is_that_backend_or_a_clear_error():
+    avail = {"CPU": ["cpu"], "CUDA": ["H200", "H200"], "OPTIX": ["H200", "H200"]}
+    assert choose_device("cuda", avail) == choose_device("CUDA", avail)
+    assert (choose_device("cuda", avail).backend, choose_device("cuda", avail).device_names) == ("CUDA", ("H200", "H200"))
+    assert choose_device("optix", avail).backend == "OPTIX"
+    with pytest.raises(NoGpuError, match="device=hip was asked for but Cycles found no HIP device"):
+        choose_device("hip", avail)
+    with pytest.raises(NoGpuError, match="device=optix"):
+        choose_device("optix", {"CUDA": ["GTX 680"]})       # CUDA-only cards (compute capability < 5)
+    assert [is_gpu_request(r) for r in ("gpu", "optix", "CUDA", "metal", "auto", "cpu")] == \
+        [True, True, True, True, False, False]
 
 
 def test_blender_is_45_and_reports_its_devices():

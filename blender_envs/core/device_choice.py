@@ -1,7 +1,8 @@
 """Which Cycles device to render on, as a pure function of what Blender reports.
 
 `auto` prefers OptiX > CUDA > HIP > oneAPI > Metal > CPU (BlenderProc/Infinigen order);
-`gpu` insists on a GPU and fails loudly when there is none; `cpu` is always allowed.
+`gpu` insists on a GPU and fails loudly when there is none; `optix`, `cuda`, ... insist on that
+backend (to compare them, bench/gpu_throughput.py); `cpu` is always allowed.
 This module never imports bpy: `probe_devices` asks a short subprocess.
 """
 from __future__ import annotations
@@ -9,7 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 GPU_PREFERENCE = ("OPTIX", "CUDA", "HIP", "ONEAPI", "METAL")
-DEVICE_REQUESTS = ("auto", "cpu", "gpu")
+BACKEND_REQUESTS = tuple(b.lower() for b in GPU_PREFERENCE)
+DEVICE_REQUESTS = ("auto", "cpu", "gpu", *BACKEND_REQUESTS)
+
+
+def is_gpu_request(request: str) -> bool:
+    """A request that must render on a GPU (one GPU per worker, probed before a run)."""
+    return request.lower() == "gpu" or request.lower() in BACKEND_REQUESTS
 
 
 class NoGpuError(RuntimeError):
@@ -37,6 +44,13 @@ def choose_device(request: str, available: dict[str, list[str]]) -> DeviceChoice
         raise ValueError(f"unknown device {request!r}; choose one of {', '.join(DEVICE_REQUESTS)}")
     if request == "cpu":
         return DeviceChoice("CPU", tuple(available.get("CPU", ())))
+    if request in BACKEND_REQUESTS:
+        names = [n for n in available.get(request.upper(), []) if n]
+        if not names:
+            found = ", ".join(f"{k}: {len(v)}" for k, v in sorted(available.items())) or "nothing"
+            raise NoGpuError(f"device={request} was asked for but Cycles found no {request.upper()} device "
+                             f"(found {found}). Use DEVICE=gpu or DEVICE=auto.")
+        return DeviceChoice(request.upper(), tuple(names))
     for backend in GPU_PREFERENCE:
         names = [n for n in available.get(backend, []) if n]
         if names:

@@ -27,10 +27,11 @@ class Executor(Protocol):
 
 
 def make_executor(name: str, workers: int, max_scenes_per_worker: int, device: str, address: str | None = None,
-                  resources: dict[str, float] | None = None, shared_storage: bool = False):
+                  resources: dict[str, float] | None = None, shared_storage: bool = False,
+                  workers_per_gpu: int = 1, kernel_cache: str | None = None):
     if name == "local":
         from render_farm.executors.local import LocalExecutor
-        return LocalExecutor(workers, max_scenes_per_worker, device)
+        return LocalExecutor(workers, max_scenes_per_worker, device, workers_per_gpu, kernel_cache)
     if name == "ray":
         from render_farm.executors.ray_executor import RayExecutor
         return RayExecutor(workers, max_scenes_per_worker, device, address, resources, shared_storage)

@@ -20,6 +20,7 @@ import traceback
 from collections import deque
 from multiprocessing.connection import wait
 
+from blender_envs.core.device_choice import is_gpu_request
 from render_farm.executors import JobOutcome
 from render_farm.plan import SceneJob
 
@@ -33,11 +34,17 @@ def _request_stop(signum, frame) -> None:
     _stop_requested = True
 
 
-def worker_env(slot: int, device: str) -> dict[str, str]:
-    """Environment variables of worker `slot` (the device probe uses slot 0's)."""
+def worker_env(slot: int, device: str, workers_per_gpu: int = 1, kernel_cache: str | None = None) -> dict[str, str]:
+    """Environment variables of worker `slot`. On GPU, workers share GPUs `workers_per_gpu` at a time
+    (slots 0..k-1 on GPU 0, k..2k-1 on GPU 1, ...), so while one builds its scene on the CPU
+    another keeps the GPU busy; the OptiX and CUDA kernel caches go to `kernel_cache`, a folder
+    that outlives the run, so only the first render on a machine compiles kernels."""
     env = {"PYTHONHASHSEED": "0"}
-    if device == "gpu":  # one GPU per worker
-        env["CUDA_VISIBLE_DEVICES"] = str(slot)
+    if is_gpu_request(device):
+        env["CUDA_VISIBLE_DEVICES"] = str(slot // max(1, workers_per_gpu))
+        if kernel_cache:
+            env["OPTIX_CACHE_PATH"] = os.path.join(kernel_cache, "optix")
+            env["CUDA_CACHE_PATH"] = os.path.join(kernel_cache, "cuda")
     return env
 
 
@@ -97,10 +104,13 @@ class _Worker:
 
 
 class LocalExecutor:
-    def __init__(self, workers: int, max_scenes_per_worker: int, device: str):
+    def __init__(self, workers: int, max_scenes_per_worker: int, device: str, workers_per_gpu: int = 1,
+                 kernel_cache: str | None = None):
         self.workers = max(1, workers)
         self.max_scenes = max(1, max_scenes_per_worker)
         self.device = device
+        self.workers_per_gpu = max(1, workers_per_gpu)
+        self.kernel_cache = kernel_cache
         self.startup_times: list[float] = []
         self.worker_deaths = 0
 
@@ -132,7 +142,8 @@ class LocalExecutor:
                     busy = sum(w.job is not None for w in slots.values())
                     for slot in range(min(self.workers, max(1, len(queue) + busy))):
                         if slot not in slots:
-                            slots[slot] = _Worker(ctx, self.max_scenes, worker_env(slot, self.device), log_path(slot))
+                            env = worker_env(slot, self.device, self.workers_per_gpu, self.kernel_cache)
+                            slots[slot] = _Worker(ctx, self.max_scenes, env, log_path(slot))
                     for w in slots.values():
                         if w.ready and w.job is None and queue:
                             w.job = queue.popleft()

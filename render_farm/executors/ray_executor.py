@@ -64,6 +64,7 @@ class RayExecutor:
         tasks are cancelled, records of tasks already finished are kept."""
         import ray
 
+        from blender_envs.core.device_choice import is_gpu_request
         from formats.records import FrameRecord
         from render_farm.shipping import write_files
 
@@ -76,7 +77,7 @@ class RayExecutor:
                          runtime_env={"env_vars": {"PYTHONHASHSEED": "0"}})
             started_here = True
         try:
-            task = ray.remote(num_cpus=1, num_gpus=1 if self.device == "gpu" else 0, resources=self.resources or None,
+            task = ray.remote(num_cpus=1, num_gpus=1 if is_gpu_request(self.device) else 0, resources=self.resources or None,
                               max_calls=self.max_scenes, max_retries=0)(run_job_collect)
             queue, pending = deque(jobs), {}
             while queue or pending:

@@ -114,7 +114,7 @@ STYLES: dict[str, StyleRanges] = {
     "minivan": _s((5.00, 5.20), (1.95, 2.00), (1.72, 1.80), (0.58, 0.61), (0.18, 0.21), (0.14, 0.18),
                   (0.14, 0.17), (0.58, 0.64), None, (0.52, 0.58), (0.14, 0.17), (0.33, 0.37), 4, "tailgate"),
     "pickup": _s((5.30, 5.90), (1.95, 2.05), (1.80, 1.95), (0.60, 0.66), (0.15, 0.18), (0.24, 0.28),
-                 (0.10, 0.13), (0.14, 0.22), (0.01, 0.03), (0.58, 0.64), (0.22, 0.28), (0.38, 0.43), 4,
+                 (0.10, 0.13), (0.16, 0.22), (0.01, 0.03), (0.58, 0.64), (0.22, 0.28), (0.38, 0.43), 4,
                  "tailgate", bed=True),
     "van": _s((5.00, 6.00), (1.95, 2.05), (2.00, 2.60), (0.55, 0.62), (0.15, 0.19), (0.08, 0.12),
               (0.08, 0.11), (0.70, 0.76), None, (0.42, 0.50), (0.16, 0.20), (0.34, 0.38), 4, "tailgate"),
@@ -207,6 +207,11 @@ class Body(BaseModel):
     def center(self) -> np.ndarray:
         """Centre of the body's bounding box in the car frame (the 'car centre' of distances)."""
         return np.array([0.0, 0.0, self.height_m / 2])
+
+    def face_center(self, face: str) -> np.ndarray:
+        """Car-frame centre of one of the four faces of the bounding box (mid-height)."""
+        n = np.asarray(FACE_NORMALS[face])
+        return self.center() + n * np.array([self.length_m / 2, self.width_m / 2, 0.0])
 
 
 def _u(lo_hi: Range, rng: np.random.Generator) -> float:

@@ -40,16 +40,15 @@ FACE_AZIMUTH_DEG: dict[str, float] = {"front": 0.0, "rear": 180.0, "driver": 90.
 
 
 def view_azimuth_deg(camera_center, placement: Placement) -> float:
-    """Azimuth of the camera about the car centre in the car frame, degrees in (-180, 180].
+    """Azimuth of the camera about the car centre in the car frame, degrees in [-180, 180].
 
-    0 = in front (+x), +90 = on the driver side (+y), -90 = passenger side, 180 = behind.
-    NaN when the camera stands straight above the centre (no horizontal direction).
+    0 = in front (+x), +90 = on the driver side (+y), -90 = passenger side, +-180 = behind.
+    NaN when the camera stands (within 1 nm) straight above the centre: no horizontal direction.
     """
-    c = to_car(placement, np.asarray(camera_center, float))
+    c = to_car(placement, camera_center)
     if math.hypot(c[0], c[1]) < 1e-9:
-        return float("nan")
-    a = math.degrees(math.atan2(c[1], c[0]))
-    return 180.0 if a == -180.0 else a
+        return math.nan
+    return math.degrees(math.atan2(c[1], c[0]))
 
 
 def angle_between_deg(a: float, b: float) -> float:
@@ -64,7 +63,7 @@ def nearest_face(azimuth_deg: float) -> tuple[str | None, float]:
     The angle is at most 45 deg (the diagonal of the car frame); NaN gives (None, NaN).
     """
     if not math.isfinite(azimuth_deg):
-        return None, float("nan")
+        return None, math.nan
     best, off = FACES[0], angle_between_deg(azimuth_deg, FACE_AZIMUTH_DEG[FACES[0]])
     for f in FACES[1:]:
         d = angle_between_deg(azimuth_deg, FACE_AZIMUTH_DEG[f])
@@ -76,7 +75,7 @@ def nearest_face(azimuth_deg: float) -> tuple[str | None, float]:
 def distance_in_lengths(camera_center, placement: Placement, body: Body) -> float:
     """Camera to the centre of the car's bounding box, in the subject's own lengths."""
     centre = to_world(placement, body.center())
-    return float(np.linalg.norm(np.asarray(camera_center, float) - centre)) / body.length_m
+    return float(np.linalg.norm(centre - camera_center)) / body.length_m
 
 
 def scene_terms(pose: CameraPose, placement: Placement, body: Body, in_frame: float,

@@ -87,8 +87,12 @@ def test_view_azimuth_in_the_car_frame():
     # the world yaw matters: with yaw 0 the same world point is 30 deg round
     p0 = Placement(x=CAR.x, y=CAR.y, yaw_deg=0.0)
     assert cv.view_azimuth_deg(eye_around(0.0, 2.0), p0) == pytest.approx(30.0)
-    # -180 from atan2 is reported as 180
-    assert cv.view_azimuth_deg([-1.0, -0.0, 0.0], Placement(x=0.0, y=0.0, yaw_deg=0.0)) == 180.0
+    # straight above the centre there is no azimuth; 1 nm off centre there is one
+    origin = Placement(x=0.0, y=0.0, yaw_deg=0.0)
+    assert math.isnan(cv.view_azimuth_deg([0.0, 0.0, 5.0], origin))
+    assert cv.view_azimuth_deg([1e-9, 0.0, 5.0], origin) == 0.0
+    assert cv.view_azimuth_deg([0.0, 2e-9, 5.0], origin) == 90.0
+    assert cv.view_azimuth_deg([0, 3, 1], origin) == 90.0          # integer input
 
 
 def test_the_named_face_has_the_sign_of_the_camera_direction():
@@ -153,6 +157,32 @@ def test_car_view_blur_is_at_the_named_face():
     want = blur_at_target_px(pose, to_world(CAR, BODY.face_center("driver")))
     assert by_name(cv.scene_terms(pose, CAR, BODY, 1.0, 0.2))["sharp_at_target"].value == pytest.approx(want, abs=1e-6)
     assert want != pytest.approx(blur_at_target_px(pose, centre), abs=1e-3)
+
+
+def test_car_view_term_units_and_thresholds():
+    got = [(t.name, t.unit, t.threshold) for t in car_terms()]
+    assert got == [("car_in_frame", "", ">= 1"), ("face_angle", "deg", "<= 30 deg"),
+                   ("distance_min_lengths", "lengths", ">= 1.5 lengths"),
+                   ("distance_lengths", "lengths", "<= 3 lengths"), ("car_fill", "", ">= 0.03"),
+                   ("sharp_at_target", "px", "<= 6 px")]
+
+
+def test_car_view_undefined_geometry_fails_without_crashing():
+    centre = to_world(CAR, BODY.center())
+    above = centre + [0.0, 0.0, 8.0]
+    t = by_name(cv.scene_terms(pose_at(above, centre + [0.3, 0.0, 0.0]), CAR, BODY, 1.0, 0.2))
+    assert t["face_angle"].value is None and not t["face_angle"].passed
+    assert t["sharp_at_target"].value is None and not t["sharp_at_target"].passed
+    gt = cv.view_ground_truth(pose_at(above, centre + [0.3, 0.0, 0.0]), CAR, BODY)
+    assert gt["side"] is None and gt["view_azimuth_deg"] is None and gt["face_angle_deg"] is None
+    assert gt["distance_lengths"] == pytest.approx((8.0 - 0.0) / 4.0)
+    # looking away from the car: the named face is behind the camera, its blur undefined
+    eye = eye_around(90.0, 2.0)
+    pose = pose_for_phone(PHONE, "main", 1.0, "landscape", 640, look_at(eye, 2 * eye - centre), "locked_elsewhere",
+                          1.0, 1 / 250)
+    away = by_name(cv.scene_terms(pose, CAR, BODY, 0.0, 0.0))
+    assert away["sharp_at_target"].value is None and not away["sharp_at_target"].passed
+    assert away["face_angle"].value == pytest.approx(0.0, abs=1e-6)
 
 
 def test_car_view_ground_truth():

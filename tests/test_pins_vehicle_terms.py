@@ -271,6 +271,34 @@ def test_damage_terms_at_their_thresholds():
     assert not by_name(damage_terms(dist=d3 * 1.001))["px_per_cm"].passed
 
 
+def test_damage_term_units_and_values():
+    t = damage_terms(dist=0.8, in_frame=1, unocc=1, neighbour=1)
+    assert [(x.name, x.unit, x.threshold) for x in t] == [
+        ("damage_in_frame", "", ">= 1"), ("damage_unoccluded", "", ">= 0.9"), ("view_angle", "deg", "<= 45 deg"),
+        ("distance_min", "m", ">= 0.3 m"), ("distance", "m", "<= 1.5 m"), ("neighbour_panel", "", ">= 0.1"),
+        ("px_per_cm", "px/cm", ">= 3 px/cm"), ("sharp_at_target", "px", "<= 6 px")]
+    f = site_pose(1.0).K_array()[0, 0]
+    v = by_name(t)
+    assert v["px_per_cm"].value == pytest.approx(round(f * 0.01 / 0.8, 6), abs=1e-5)
+    assert v["damage_in_frame"].value == 1.0 and isinstance(v["damage_in_frame"].value, float)
+    assert v["sharp_at_target"].value == 0.0 and v["sharp_at_target"].passed
+    c = dv.contrast_term(61)
+    assert (c.value, c.unit, c.threshold) == (61, "px", ">= 60 px")
+
+
+def test_damage_blur_undefined_behind_a_defocused_camera():
+    pose = pose_for_phone(PHONE, "main", 1.0, "landscape", 640, look_at(SITE + NORMAL, SITE + 2 * NORMAL),
+                          "locked_elsewhere", 0.5, 1 / 250)
+    t = by_name(dv.scene_terms(pose, SITE, NORMAL, U, V, 1.0, 1.0, 0.5))
+    assert t["sharp_at_target"].value is None and not t["sharp_at_target"].passed
+    # in front and defocused: the thin-lens blur is reported, not zero
+    pose = pose_for_phone(PHONE, "main", 1.0, "landscape", 640, look_at(SITE + NORMAL, SITE), "locked_elsewhere",
+                          0.2, 1 / 250)
+    from geometry.camera import blur_at_target_px
+    b = by_name(dv.scene_terms(pose, SITE, NORMAL, U, V, 1.0, 1.0, 0.5))["sharp_at_target"].value
+    assert b == pytest.approx(blur_at_target_px(pose, SITE), abs=1e-6) and b > 1.0
+
+
 @pytest.mark.parametrize("dist, gray, passed", [(1.5, False, True), (1.5001, True, False), (3.0, True, False),
                                                 (3.0001, False, False)])
 def test_damage_distance_gray_zone(dist, gray, passed):

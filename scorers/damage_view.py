@@ -81,7 +81,7 @@ def scene_terms(pose: CameraPose, center, normal, u_dir, v_dir, in_frame: float,
     """Scene-side terms at the site centre (world), with the panel's outward normal and axes;
     the visibility fractions are ray-cast by the caller."""
     C = pose.center
-    P = np.asarray(center, float)
+    P = np.asarray(center)
     dist = float(np.linalg.norm(C - P))
     ang = view_angle_deg(C, P, normal)
     ppcm = px_per_cm(pose, P, u_dir, v_dir)
@@ -93,7 +93,7 @@ def scene_terms(pose: CameraPose, center, normal, u_dir, v_dir, in_frame: float,
         term("distance_min", "scene", dist, ">=", DISTANCE_MIN_M, "m"),
         term("distance", "scene", dist, "<=", DISTANCE_MAX_M, "m", gray_band=DISTANCE_GRAY),
         term("neighbour_panel", "scene", float(neighbour), ">=", NEIGHBOUR_PANEL_MIN),
-        term("px_per_cm", "scene", ppcm if math.isfinite(ppcm) else None, ">=", PX_PER_CM_MIN, "px/cm"),
+        term("px_per_cm", "scene", ppcm, ">=", PX_PER_CM_MIN, "px/cm"),   # NaN (behind) -> None
         term("sharp_at_target", "scene", blur if math.isfinite(blur) else None, "<=", BLUR_MAX_PX, "px"),
     ]
 

@@ -202,7 +202,7 @@ def test_severity_edges(area, sev):
 
 @pytest.mark.parametrize("bad", [float("nan"), float("inf"), -1.0])
 def test_severity_refuses_non_areas(bad):
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="not an area"):
         dv.severity_of(bad)
 
 

@@ -25,7 +25,8 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from geometry.camera import CameraPose, blur_at_target_px, view_angle_deg
-from geometry.raycast import px_per_unit
+from geometry.raycast import in_frame_mask, px_per_unit
+from scorers.image_stats import luma
 from scorers.terms import TermResult, term
 
 IN_FRAME_MIN = 1.0
@@ -38,6 +39,7 @@ NEIGHBOUR_PANEL_MIN = 0.10
 PX_PER_CM_MIN = 3.0
 CONTRAST_PX_MIN = 60
 BLUR_MAX_PX = 6.0
+CONTRAST_STEP = 0.04        # project default: display-luma step from the paint that makes a pixel "contrasting"
 
 MINOR_BELOW_CM2 = 100.0     # minor: area < 100
 SEVERE_ABOVE_CM2 = 500.0    # severe: area > 500; moderate: 100 <= area <= 500
@@ -74,6 +76,37 @@ def neighbour_fraction(in_frame_by_panel: Mapping[str, float], neighbours: Seque
         if best is None or f > frac:
             best, frac = name, f
     return best, frac
+
+
+def in_frame_fraction(pose: CameraPose, points) -> float:
+    """Fraction of world points in front of the camera and inside the image (0 for none)."""
+    P = np.asarray(points, float).reshape(-1, 3)
+    if not len(P):
+        return 0.0
+    return float(in_frame_mask(P, pose.K_array(), pose.cam_to_world_array(), pose.width, pose.height).mean())
+
+
+def neighbour_in_frame(pose: CameraPose, samples_by_panel: Mapping[str, np.ndarray],
+                       neighbours: Sequence[str]) -> tuple[str | None, float]:
+    """`neighbour_fraction` of the neighbours' in-frame fractions, from their world samples."""
+    fr = {n: in_frame_fraction(pose, samples_by_panel[n]) for n in neighbours if n in samples_by_panel}
+    return neighbour_fraction(fr, neighbours)
+
+
+def contrasting_pixels(image: np.ndarray, damage_mask: np.ndarray, paint_mask: np.ndarray,
+                       step: float = CONTRAST_STEP) -> int:
+    """Damage pixels whose display luma differs from the undamaged paint's median by >= step.
+
+    The paint reference is the median over `paint_mask` (the same panel outside the
+    damage), so a dent on silver paint counts only where its reflections change the
+    brightness. 0 when there is no paint pixel to compare with.
+    """
+    dm, pm = np.asarray(damage_mask, bool), np.asarray(paint_mask, bool) & ~np.asarray(damage_mask, bool)
+    if not pm.any():
+        return 0
+    y = luma(image)
+    ref = float(np.median(y[pm]))
+    return int(np.count_nonzero(np.abs(y[dm] - ref) >= step))
 
 
 def scene_terms(pose: CameraPose, center, normal, u_dir, v_dir, in_frame: float, unoccluded: float,

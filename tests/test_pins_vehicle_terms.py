@@ -387,3 +387,59 @@ def test_enum_keys_are_exact_and_damage_kinds_a_set():
     g = grade("ro_board", {"ro": "482913", "vin": "1M8GDM9AXKP042788", "body_style": "pickup"},
               {"ro": "482913", "vin": "1M8GDM9AXKP042788", "body_style": "van"})
     assert g.field_scores == {"ro": 1.0, "vin": 1.0, "body_style": 0.0} and g.doc_score == pytest.approx(2 / 3)
+
+
+# ---------------------------------------------------------------- damage_view inputs: in-frame fractions, contrast
+
+
+def test_in_frame_fraction_and_neighbour_context():
+    pose = site_pose(1.0)                    # at SITE + NORMAL, looking back at SITE
+    inside = [SITE, SITE + [0.05, 0.0, 0.0]]
+    behind = [SITE + 3 * NORMAL]             # 2 m behind the camera, on its axis
+    far_left = [SITE + [50.0, 0.0, 0.0]]     # in front, outside the image
+    assert dv.in_frame_fraction(pose, inside) == 1.0
+    assert dv.in_frame_fraction(pose, inside + far_left + behind) == 0.5
+    assert dv.in_frame_fraction(pose, behind) == 0.0 and dv.in_frame_fraction(pose, far_left) == 0.0
+    assert dv.in_frame_fraction(pose, np.zeros((0, 3))) == 0.0
+    samples = {"a": np.array(inside + far_left * 3), "b": np.array(inside), "c": np.array(far_left)}
+    assert dv.neighbour_in_frame(pose, samples, ["a", "c"]) == ("a", 0.4)
+    assert dv.neighbour_in_frame(pose, samples, ["c", "b", "a"]) == ("b", 1.0)
+    assert dv.neighbour_in_frame(pose, samples, ["x"]) == ("x", 0.0)       # no samples: not in frame
+
+
+def test_contrasting_pixels_worked():
+    img = np.full((10, 10, 3), 128, np.uint8)
+    dmg = np.zeros((10, 10), bool)
+    dmg[2:4, 2:7] = True                         # 10 damage px
+    paint = np.ones((10, 10), bool)              # the whole panel; the damage is taken out of it
+    assert dv.contrasting_pixels(img, dmg, paint) == 0
+    img[2, 2:7] = 128 + 11                       # luma step 11/255 = 0.0431 >= 0.04
+    img[3, 2:4] = 128 + 10                       # 10/255 = 0.0392 < 0.04
+    img[3, 4] = 128 - 11                         # darker counts as well
+    assert dv.contrasting_pixels(img, dmg, paint) == 6
+    assert dv.contrasting_pixels(img, dmg, paint, step=0.039) == 8
+    assert dv.contrasting_pixels(img, dmg, dmg) == 0                       # no paint outside the damage
+    # the reference is the paint's median, not its mean: a few bright paint pixels do not move it
+    img2 = np.full((10, 10, 3), 128, np.uint8)
+    img2[8:, :] = 255
+    img2[2, 2:7] = 140
+    assert dv.contrasting_pixels(img2, dmg, paint) == 5
+
+
+def test_samples_of_panels_and_sites():
+    from blender_envs.vehicle.body import panel_samples, panels, sample_body
+    from blender_envs.vehicle.damage import sample_damage, site_outline, site_rect, site_samples
+    b = sample_body(np.random.default_rng(0), "sedan")
+    s = panel_samples(b, "trunk", 5)
+    assert s.shape == (50, 3)                    # two rectangles, 5 x 5 each
+    r = panels(b)["hood"][0]
+    h = panel_samples(b, "hood", 3)
+    assert h.shape == (9, 3) and h[0] == pytest.approx(r.point(-r.half_u, -r.half_v))
+    assert h[4] == pytest.approx(r.center) and h[8] == pytest.approx(r.point(r.half_u, r.half_v))
+    site = sample_damage(np.random.default_rng(1), b)
+    ss = site_samples(b, site, rings=2, n=8)
+    assert ss.shape == (17, 3)
+    assert ss[0] == pytest.approx(site_rect(b, site).point(*site.center_uv_m))
+    assert ss[9:] == pytest.approx(site_outline(b, site, 8))          # the outer ring is the outline
+    mid = ss[1:9] - ss[0]
+    assert np.linalg.norm(mid, axis=1) == pytest.approx(np.linalg.norm(ss[9:] - ss[0], axis=1) / 2)

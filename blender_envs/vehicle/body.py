@@ -377,6 +377,16 @@ def panels(body: Body) -> dict[str, list[PanelRect]]:
     return out
 
 
+def panel_samples(body: Body, name: str, n: int = 9) -> np.ndarray:
+    """Car-frame sample points of a panel: an n x n grid over each rectangle, edges included."""
+    g = np.linspace(-1.0, 1.0, n)
+    pts = []
+    for r in panels(body)[name]:
+        su, sv = np.meshgrid(g * r.half_u, g * r.half_v)
+        pts.append(r.point(su.ravel(), sv.ravel()))
+    return np.concatenate(pts)
+
+
 def adjacency(body: Body) -> dict[str, list[str]]:
     """Panels sharing an edge (glass not counted), symmetric, sorted lists."""
     rear = rear_panel_name(body)

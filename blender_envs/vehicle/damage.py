@@ -159,3 +159,19 @@ def site_outline(body: Body, site: DamageSite, n: int = 64) -> np.ndarray:
     u = site.center_uv_m[0] + eu * math.cos(ang) - ev * math.sin(ang)
     v = site.center_uv_m[1] + eu * math.sin(ang) + ev * math.cos(ang)
     return rect.point(u, v)
+
+
+def site_samples(body: Body, site: DamageSite, rings: int = 4, n: int = 32) -> np.ndarray:
+    """Car-frame samples of the damaged ellipse: its centre and `rings` concentric rings of n
+    points out to the boundary (the outermost ring is the outline)."""
+    rect = site_rect(body, site)
+    a, b = (x / 100.0 for x in site.semi_axes_cm)
+    ang = math.radians(site.angle_deg)
+    t = np.linspace(0.0, 2 * math.pi, n, endpoint=False)
+    us, vs = [0.0], [0.0]
+    for k in range(1, rings + 1):
+        f = k / rings
+        eu, ev = f * a * np.cos(t), f * b * np.sin(t)
+        us += list(eu * math.cos(ang) - ev * math.sin(ang))
+        vs += list(eu * math.sin(ang) + ev * math.cos(ang))
+    return rect.point(site.center_uv_m[0] + np.array(us), site.center_uv_m[1] + np.array(vs))

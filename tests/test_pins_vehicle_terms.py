@@ -185,6 +185,10 @@ def test_car_view_undefined_geometry_fails_without_crashing():
     assert away["face_angle"].value == pytest.approx(0.0, abs=1e-6)
 
 
+def test_ground_truth_numbers_are_rounded_to_six_places():
+    assert cv._r(1 / 3) == 0.333333 and cv._r(float("inf")) is None and cv._r(2) == 2.0
+
+
 def test_car_view_ground_truth():
     gt = cv.view_ground_truth(pose_at(eye_around(-100.0, 2.5), to_world(CAR, BODY.center())), CAR, BODY)
     assert gt == {"side": "passenger", "body_style": "sedan", "view_azimuth_deg": pytest.approx(-100.0),

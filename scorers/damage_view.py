@@ -79,8 +79,8 @@ def neighbour_fraction(in_frame_by_panel: Mapping[str, float], neighbours: Seque
 
 
 def in_frame_fraction(pose: CameraPose, points) -> float:
-    """Fraction of world points in front of the camera and inside the image (0 for none)."""
-    P = np.asarray(points, float).reshape(-1, 3)
+    """Fraction of world points (N, 3) in front of the camera and inside the image (0 for none)."""
+    P = np.asarray(points)
     if not len(P):
         return 0.0
     return float(in_frame_mask(P, pose.K_array(), pose.cam_to_world_array(), pose.width, pose.height).mean())

@@ -423,6 +423,13 @@ def test_contrasting_pixels_worked():
     assert dv.contrasting_pixels(img, dmg, paint) == 6
     assert dv.contrasting_pixels(img, dmg, paint, step=0.039) == 8
     assert dv.contrasting_pixels(img, dmg, dmg) == 0                       # no paint outside the damage
+    # 0/1 integer masks are masks, not pixel indices
+    assert dv.contrasting_pixels(img, dmg.astype(np.uint8), paint.astype(np.uint8)) == 6
+    assert dv.contrasting_pixels(img, dmg.astype(np.uint8), dmg.astype(np.int64)) == 0
+    # a step exactly equal to a pixel's difference counts it (>=)
+    from scorers.image_stats import luma
+    exact = float(abs(luma(img)[2, 2] - luma(img)[0, 0]))
+    assert dv.contrasting_pixels(img, dmg, paint, step=exact) == 6
     # the reference is the paint's median, not its mean: a few bright paint pixels do not move it
     img2 = np.full((10, 10, 3), 128, np.uint8)
     img2[8:, :] = 255

@@ -23,10 +23,14 @@ import numpy as np
 import pytest
 
 import scorers.breaker_label as bl
+import scorers.car_plate as cp
+import scorers.car_view as cv
+import scorers.damage_view as dv
 import scorers.egopath_view as epv
 import scorers.equipment_label as el
 import scorers.horizon_peak as hp
 import scorers.rail_attachment as ra
+import scorers.ro_board as rb
 import scorers.slope_gauge as sg
 import scorers.tape_gap as tg
 import scorers.wire_adequacy as wa
@@ -143,6 +147,49 @@ TABLE = [
     ("breaker_label", "text_contrast", bl, "WEBER_MIN", 0.225, ">=",
      "text stands out in the render (Weber contrast ≥ 0.225)"),
     ("breaker_label", "card_saturated", bl, "SATURATED_MAX", 0.30, "<=", "card not blown out (≤ 30% saturated)"),
+    # car_view: "whole car in frame; not three-quarter: |angle off the nearest face| ≤ 30∘; about two car lengths
+    # (1.5–3 lengths); car fills ≥ 3% of frame; gray: 3–4 car lengths"; caption: sharp at target ≤ 6 px for these four
+    ("car_view", "car_in_frame", cv, "CAR_IN_FRAME_MIN", 1.0, ">=", "whole car in frame (project: every sample)"),
+    ("car_view", "face_angle", cv, "FACE_ANGLE_MAX_DEG", 30.0, "<=", "|angle off the nearest face| ≤ 30∘"),
+    ("car_view", "distance_min_lengths", cv, "LENGTHS_MIN", 1.5, ">=", "about two car lengths (1.5–3 lengths)"),
+    ("car_view", "distance_lengths", cv, "LENGTHS_MAX", 3.0, "<=", "about two car lengths (1.5–3 lengths)"),
+    ("car_view", "car_fill", cv, "CAR_FILL_MIN", 0.03, ">=", "car fills ≥ 3% of frame (project: clipped bbox)"),
+    ("car_view", "sharp_at_target", cv, "BLUR_MAX_PX", 6.0, "<=", "caption: sharp at target (≤ 6 px for these four)"),
+    # damage_view: "damage in frame; damage unoccluded; square onto the panel (view angle ≤ 45∘); an arm away
+    # (0.3–3.0 m); adjacent panel context (≥ 10% of a neighbouring panel in frame); resolved: ≥ 3 px per cm at the
+    # damage; damage visible (≥ 60 contrasting px in frame); gray: distance 1.5–3 m"
+    ("damage_view", "damage_in_frame", dv, "IN_FRAME_MIN", 1.0, ">=", "damage in frame (project: the whole ellipse)"),
+    ("damage_view", "damage_unoccluded", dv, "UNOCCLUDED_MIN", 0.9, ">=", "damage unoccluded (no number: project 90%)"),
+    ("damage_view", "view_angle", dv, "VIEW_ANGLE_MAX", 45.0, "<=", "square onto the panel (view angle ≤ 45∘)"),
+    ("damage_view", "distance_min", dv, "DISTANCE_MIN_M", 0.3, ">=", "an arm away (0.3–3.0 m)"),
+    ("damage_view", "distance", dv, "DISTANCE_MAX_M", 1.5, "<=", "an arm away (0.3–3.0 m), gray 1.5–3 m"),
+    ("damage_view", "neighbour_panel", dv, "NEIGHBOUR_PANEL_MIN", 0.10, ">=",
+     "adjacent panel context (≥ 10% of a neighbouring panel in frame)"),
+    ("damage_view", "px_per_cm", dv, "PX_PER_CM_MIN", 3.0, ">=", "resolved: ≥ 3 px per cm at the damage"),
+    ("damage_view", "damage_contrast_px", dv, "CONTRAST_PX_MIN", 60, ">=", "damage visible (≥ 60 contrasting px)"),
+    ("damage_view", "sharp_at_target", dv, "BLUR_MAX_PX", 6.0, "<=", "caption: sharp at target (≤ 6 px)"),
+    # car_plate (acceptability not scored; the terms select documentation frames): "plate in frame; plate
+    # unoccluded; legible: ≥ 12 px per character; straight-on (view angle ≤ 45∘); fills most of the frame (bbox ≥
+    # 2%); text stands out (Weber contrast ≥ 0.1); plate not blown out (≤ 30% saturated)"
+    ("car_plate", "plate_in_frame", cp, "PLATE_IN_FRAME_MIN", 1.0, ">=", "plate in frame (project: all of it)"),
+    ("car_plate", "plate_unoccluded", cp, "UNOCCLUDED_MIN", 0.95, ">=", "plate unoccluded (project 95%)"),
+    ("car_plate", "char_px", cp, "CHAR_PX_MIN", 12.0, ">=", "legible: ≥ 12 px per character"),
+    ("car_plate", "view_angle", cp, "VIEW_ANGLE_MAX", 45.0, "<=", "straight-on (view angle ≤ 45∘)"),
+    ("car_plate", "plate_bbox", cp, "BBOX_MIN", 0.02, ">=", "fills most of the frame (bbox ≥ 2%)"),
+    ("car_plate", "plate_contrast", cp, "WEBER_MIN", 0.1, ">=", "text stands out (Weber contrast ≥ 0.1)"),
+    ("car_plate", "plate_saturated", cp, "SATURATED_MAX", 0.30, "<=", "plate not blown out (≤ 30% saturated)"),
+    ("car_plate", "sharp_at_target", cp, "BLUR_MAX_PX", 6.0, "<=", "caption: sharp at target (≤ 6 px)"),
+    # ro_board: "board fully in frame; board unoccluded; legible: ≥ 9 px per text row; square-on (view angle ≤ 40∘);
+    # vehicle in the same frame (≥ 50% of the car in frame); board not blown out (≤ 30% saturated); text stands out
+    # (Weber contrast ≥ 0.3)"
+    ("ro_board", "board_in_frame", rb, "BOARD_IN_FRAME_MIN", 1.0, ">=", "board fully in frame"),
+    ("ro_board", "board_unoccluded", rb, "UNOCCLUDED_MIN", 0.95, ">=", "board unoccluded (no number: project 95%)"),
+    ("ro_board", "text_row_px", rb, "ROW_PX_MIN", 9.0, ">=", "legible: ≥ 9 px per text row"),
+    ("ro_board", "view_angle", rb, "VIEW_ANGLE_MAX", 40.0, "<=", "square-on (view angle ≤ 40∘)"),
+    ("ro_board", "car_in_frame", rb, "CAR_IN_FRAME_MIN", 0.50, ">=", "vehicle in the same frame (≥ 50% of the car)"),
+    ("ro_board", "board_saturated", rb, "SATURATED_MAX", 0.30, "<=", "board not blown out (≤ 30% saturated)"),
+    ("ro_board", "board_contrast", rb, "WEBER_MIN", 0.3, ">=", "text stands out (Weber contrast ≥ 0.3)"),
+    ("ro_board", "sharp_at_target", rb, "BLUR_MAX_PX", 6.0, "<=", "caption: sharp at target (≤ 6 px)"),
     # egopath (EgoPathBench §3 "filtered by frustum projection, observation distance, projected size, and visible
     # surface evidence" gives no numbers for the main filters; App. A: "The strict visibility subset requires a
     # target bounding-box short side of at least 64 pixels and at least 50% visible surface")
@@ -179,6 +226,10 @@ def test_gray_bands_and_ranges_are_the_paper_values():
     assert hp.HORIZON_BAND == (0.10, 0.90)
     # horizon_peak "level (roll ≤ 10∘)" (ground truth `level`, not a scorer term)
     assert hp.LEVEL_MAX_DEG == 10.0
+    # car_view "gray: 3–4 car lengths"; damage_view "gray: distance 1.5–3 m"
+    assert cv.LENGTHS_GRAY == (3.0, 4.0) and dv.DISTANCE_GRAY == (1.5, 3.0)
+    # damage_view severity (Table 3 question): minor < 100 cm², moderate 100–500 cm², severe > 500 cm²
+    assert (dv.MINOR_BELOW_CM2, dv.SEVERE_ABOVE_CM2) == (100.0, 500.0)
     # egopath observation distance (no number: project 1.5-8 m from the footprint)
     assert epv.TARGET_DISTANCE_M == (1.5, 8.0) and epv.MIN_TARGET_START_M == 1.5
     # EgoPathBench App. A / Table S8: "the formal 0.30 m embodied radius", "0.05 m occupancy grid",
@@ -616,3 +667,12 @@ def test_horizon_in_the_middle_80_percent(row_fraction, inside):
     pitched = pose_at([0.0, 0.0, 0.0], [0.0, math.cos(pitch), math.sin(pitch)])
     assert hp.horizon_rows(pitched, [0.0, pose.width - 1.0]) == pytest.approx([row_fraction * h] * 2, abs=1e-6)
     assert hp.horizon_fraction(pitched) == (1.0 if inside else 0.0)
+
+
+# -- car_view, damage_view: the scorer cores' term names are the table's (the adapters come with the builder)
+
+def test_vehicle_term_names_match_the_table():
+    from tests.test_pins_vehicle_terms import car_terms, damage_terms
+
+    assert {t.name for t in car_terms()} == names_in_table("car_view")
+    assert {t.name for t in damage_terms()} | {dv.contrast_term(60).name} == names_in_table("damage_view")

@@ -1,0 +1,9 @@
+"""The shared vehicle scene of RealityBench's car_view, damage_view, car_plate and ro_board (pure half).
+
+Spec modules (no bpy): `body` (the ten body styles, their parameter ranges, the car
+frame, faces, panels and their adjacency, colours), `plates` (US state plate formats
+and colours), `ids` (VIN with its ISO 3779 / 49 CFR 565.15 check digit, RO number,
+date) and `damage` (dent / scratch / rust sites with exact areas). The environments'
+`ENV`s, builders and adapters come later (issue 12); docs/envs/vehicles.md has the
+decisions.
+"""

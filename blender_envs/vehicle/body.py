@@ -1,0 +1,471 @@
+"""Parametric car bodies as data: ten body styles, the car frame, faces, panels, colours.
+
+No bpy: the builder, the view samplers and the scorers all read the numbers here, so a
+panel the ground truth names is the panel the pixels show.
+
+Car frame (metres, right-handed)
+--------------------------------
+* origin on the ground under the centre of the body's footprint (length x width box);
+* +x forward (towards the front bumper), +y to the car's LEFT, +z up;
+* the cars are US left-hand-drive: the DRIVER sits on the left, so the driver side is
+  +y and the passenger side -y; the steering wheel (`steering_wheel_center`) has y > 0
+  and the plates are US plates (blender_envs.vehicle.plates);
+* the four faces and their outward normals: front +x, rear -x, driver +y, passenger -y;
+* `Placement(x, y, yaw_deg)` puts the car on the world ground plane (world z = 0):
+  car +x points along world (cos yaw, sin yaw, 0).
+
+Side profile
+------------
+Along the length (front to rear) a body is: hood, windshield (horizontal run), roof,
+rear glass (horizontal run), deck (trunk lid or pickup bed), each a fraction of the
+length. Trunk styles and the pickup take the deck as the remainder (1 - the others);
+tailgate styles have no deck and take the rear glass run as the remainder, so every
+draw closes exactly and the remainder's range follows from the others' (tests pin it).
+The beltline (top of doors and fenders, also the hood and deck height) is a fraction
+of the height; wheels sit on the ground at the axles (front overhang and wheelbase as
+fractions of the length).
+
+Panels
+------
+Each panel is one or more planar rectangles (`PanelRect`) on the body's outer box:
+sides in the planes y = +-width/2, front and rear faces in x = +-length/2, hood and deck
+at the beltline, roof at the full height. A rectangle's axes are right-handed with
+`normal = u x v` pointing out of the body (`u` is the viewer's right and `v` up on the
+four faces). Wheel arches and plates are keep-out discs in a rectangle's (u, v)
+coordinates, where damage is never placed. Adjacency (`adjacency`) is edge-sharing on
+the body, glass not counted.
+"""
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict
+
+BodyStyle = Literal["sedan", "hatchback", "coupe", "convertible", "wagon", "SUV", "crossover", "minivan",
+                    "pickup", "van"]
+# The prompt's order (packagers/prompts/realitybench.yaml, car_view/ro_board body_style options).
+BODY_STYLES: tuple[str, ...] = ("sedan", "hatchback", "coupe", "convertible", "wagon", "SUV", "crossover",
+                                "minivan", "pickup", "van")
+
+Face = Literal["front", "rear", "driver", "passenger"]
+FACES: tuple[str, ...] = ("front", "rear", "driver", "passenger")
+FACE_NORMALS: dict[str, tuple[float, float, float]] = {
+    "front": (1.0, 0.0, 0.0), "rear": (-1.0, 0.0, 0.0), "driver": (0.0, 1.0, 0.0), "passenger": (0.0, -1.0, 0.0),
+}
+DRIVER_SIDE_Y = 1.0          # the driver side is +y (left-hand drive)
+
+ARCH_GAP_M = 0.05            # wheel-arch cut-out radius = wheel radius + this
+BUMPER_HEIGHT_M = 0.30       # rear bumper: clearance .. clearance + this
+ROOF_INSET_M = 0.10          # roof half-width = width/2 - this (tumblehome)
+FRONT_DOOR_SHARE = 0.53      # of the door span, on four-door bodies
+PLATE_SIZE_M = (0.3048, 0.1524)   # US passenger plate, 12 x 6 in
+PLATE_KEEP_OUT_M = 0.20      # keep-out disc radius around a plate centre (half-diagonal 0.170 + margin)
+
+Range = tuple[float, float]
+
+
+class StyleRanges(BaseModel):
+    """Uniform ranges of one body style (lengths in m, fractions of length or height)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    length_m: Range
+    width_m: Range
+    height_m: Range
+    wheelbase_frac: Range        # of length
+    front_overhang_frac: Range   # of length; rear overhang = the rest
+    hood_frac: Range             # of length
+    windshield_frac: Range       # horizontal run, of length
+    roof_frac: Range             # of length (convertible: the open cabin)
+    rear_glass_frac: Range | None  # None: the remainder (tailgate styles)
+    beltline_frac: Range         # of height
+    clearance_m: Range
+    wheel_radius_m: Range
+    doors: Literal[2, 4]
+    rear: Literal["trunk", "tailgate"]
+    open_top: bool = False       # convertible: no roof panel
+    bed: bool = False            # pickup: the deck is an open bed
+
+
+def _s(L, W, H, wb, foh, hood, ws, roof, rg, belt, clear, wheel, doors, rear, **kw) -> StyleRanges:
+    return StyleRanges(length_m=L, width_m=W, height_m=H, wheelbase_frac=wb, front_overhang_frac=foh,
+                       hood_frac=hood, windshield_frac=ws, roof_frac=roof, rear_glass_frac=rg,
+                       beltline_frac=belt, clearance_m=clear, wheel_radius_m=wheel, doors=doors, rear=rear, **kw)
+
+
+# Ranges from typical current models of each class (ours; the paper's nine meshes are not published).
+STYLES: dict[str, StyleRanges] = {
+    "sedan": _s((4.50, 5.00), (1.78, 1.88), (1.40, 1.50), (0.57, 0.61), (0.18, 0.21), (0.26, 0.30),
+                (0.13, 0.16), (0.24, 0.28), (0.10, 0.13), (0.62, 0.68), (0.13, 0.16), (0.31, 0.35), 4, "trunk"),
+    "hatchback": _s((3.90, 4.40), (1.70, 1.80), (1.42, 1.52), (0.61, 0.65), (0.18, 0.21), (0.22, 0.26),
+                    (0.15, 0.18), (0.36, 0.42), None, (0.60, 0.66), (0.13, 0.16), (0.29, 0.33), 4, "tailgate"),
+    "coupe": _s((4.30, 4.80), (1.78, 1.90), (1.28, 1.38), (0.58, 0.62), (0.18, 0.21), (0.28, 0.32),
+                (0.15, 0.18), (0.18, 0.22), (0.14, 0.18), (0.64, 0.70), (0.11, 0.14), (0.32, 0.36), 2, "trunk"),
+    "convertible": _s((4.20, 4.70), (1.76, 1.88), (1.26, 1.36), (0.56, 0.60), (0.18, 0.21), (0.28, 0.32),
+                      (0.13, 0.16), (0.22, 0.26), (0.06, 0.09), (0.68, 0.75), (0.11, 0.14), (0.31, 0.35), 2,
+                      "trunk", open_top=True),
+    "wagon": _s((4.60, 5.00), (1.78, 1.88), (1.45, 1.55), (0.58, 0.61), (0.18, 0.21), (0.24, 0.28),
+                (0.13, 0.16), (0.48, 0.54), None, (0.62, 0.68), (0.13, 0.16), (0.31, 0.35), 4, "tailgate"),
+    "SUV": _s((4.60, 5.10), (1.88, 2.00), (1.70, 1.85), (0.57, 0.61), (0.17, 0.20), (0.24, 0.28),
+              (0.12, 0.15), (0.50, 0.56), None, (0.56, 0.62), (0.20, 0.25), (0.37, 0.42), 4, "tailgate"),
+    "crossover": _s((4.30, 4.70), (1.80, 1.90), (1.58, 1.70), (0.58, 0.62), (0.18, 0.21), (0.24, 0.28),
+                    (0.14, 0.17), (0.42, 0.48), None, (0.58, 0.64), (0.17, 0.21), (0.34, 0.38), 4, "tailgate"),
+    "minivan": _s((5.00, 5.20), (1.95, 2.00), (1.72, 1.80), (0.58, 0.61), (0.18, 0.21), (0.14, 0.18),
+                  (0.14, 0.17), (0.58, 0.64), None, (0.52, 0.58), (0.14, 0.17), (0.33, 0.37), 4, "tailgate"),
+    "pickup": _s((5.30, 5.90), (1.95, 2.05), (1.80, 1.95), (0.60, 0.66), (0.15, 0.18), (0.24, 0.28),
+                 (0.10, 0.13), (0.16, 0.22), (0.01, 0.03), (0.58, 0.64), (0.22, 0.28), (0.38, 0.43), 4,
+                 "tailgate", bed=True),
+    "van": _s((5.00, 6.00), (1.95, 2.05), (2.00, 2.60), (0.55, 0.62), (0.15, 0.19), (0.08, 0.12),
+              (0.08, 0.11), (0.70, 0.76), None, (0.42, 0.50), (0.16, 0.20), (0.34, 0.38), 4, "tailgate"),
+}
+
+
+def remainder_range(style: str) -> Range:
+    """(min, max) of the remainder fraction (deck, or rear glass on tailgate styles)."""
+    s = STYLES[style]
+    parts = [s.hood_frac, s.windshield_frac, s.roof_frac] + ([s.rear_glass_frac] if s.rear_glass_frac else [])
+    return 1.0 - sum(p[1] for p in parts), 1.0 - sum(p[0] for p in parts)
+
+
+class Body(BaseModel):
+    """One drawn body: every dimension in metres (derived positions are methods)."""
+
+    model_config = ConfigDict(extra="forbid")
+    style: BodyStyle
+    length_m: float
+    width_m: float
+    height_m: float
+    wheelbase_m: float
+    front_overhang_m: float
+    hood_m: float
+    windshield_m: float
+    roof_m: float
+    rear_glass_m: float
+    deck_m: float
+    beltline_m: float            # height above the ground
+    clearance_m: float
+    wheel_radius_m: float
+
+    @property
+    def ranges(self) -> StyleRanges:
+        return STYLES[self.style]
+
+    @property
+    def rear_overhang_m(self) -> float:
+        return self.length_m - self.wheelbase_m - self.front_overhang_m
+
+    # --- stations along x (car frame), front to rear
+    def x_front(self) -> float:
+        return self.length_m / 2
+
+    def x_rear(self) -> float:
+        return -self.length_m / 2
+
+    def x_front_axle(self) -> float:
+        return self.x_front() - self.front_overhang_m
+
+    def x_rear_axle(self) -> float:
+        return self.x_front_axle() - self.wheelbase_m
+
+    def x_windshield_base(self) -> float:
+        return self.x_front() - self.hood_m
+
+    def x_roof_front(self) -> float:
+        return self.x_windshield_base() - self.windshield_m
+
+    def x_roof_rear(self) -> float:
+        return self.x_roof_front() - self.roof_m
+
+    def x_rear_glass_base(self) -> float:
+        """Where the rear glass meets the deck (the tail on tailgate styles)."""
+        return self.x_roof_rear() - self.rear_glass_m
+
+    def arch_radius_m(self) -> float:
+        return self.wheel_radius_m + ARCH_GAP_M
+
+    def x_fender_end(self) -> float:
+        """Rear edge of the front fender = front edge of the front door."""
+        return self.x_front_axle() - self.arch_radius_m()
+
+    def x_quarter_start(self) -> float:
+        """Front edge of the quarter panel (the bed side's: the cab's back on a pickup)."""
+        if self.ranges.bed:
+            return self.x_rear_glass_base()
+        return self.x_rear_axle() + self.arch_radius_m()
+
+    def x_door_split(self) -> float | None:
+        """Front door / rear door boundary; None on two-door bodies."""
+        if self.ranges.doors == 2:
+            return None
+        span = self.x_fender_end() - self.x_quarter_start()
+        return self.x_fender_end() - FRONT_DOOR_SHARE * span
+
+    def z_bumper_top(self) -> float:
+        return self.clearance_m + BUMPER_HEIGHT_M
+
+    def center(self) -> np.ndarray:
+        """Centre of the body's bounding box in the car frame (the 'car centre' of distances)."""
+        return np.array([0.0, 0.0, self.height_m / 2])
+
+    def face_center(self, face: str) -> np.ndarray:
+        """Car-frame centre of one of the four faces of the bounding box (mid-height)."""
+        n = np.asarray(FACE_NORMALS[face])
+        return self.center() + n * np.array([self.length_m / 2, self.width_m / 2, 0.0])
+
+
+def _u(lo_hi: Range, rng: np.random.Generator) -> float:
+    return float(rng.uniform(lo_hi[0], lo_hi[1]))
+
+
+def _mm(x: float) -> float:
+    return round(float(x), 4) + 0.0
+
+
+def sample_body(rng: np.random.Generator, style: str | None = None) -> Body:
+    """Draw a body of `style` (uniform over the ten when None) from its ranges.
+
+    Draw order is fixed (style, then the fields in StyleRanges order), so a seed gives
+    one body; lengths are rounded to 0.1 mm for byte-stable JSON, the remainder last so
+    the profile still sums to the length exactly.
+    """
+    if style is None:
+        style = BODY_STYLES[int(rng.integers(len(BODY_STYLES)))]
+    s = STYLES[style]
+    L, W, H = _mm(_u(s.length_m, rng)), _mm(_u(s.width_m, rng)), _mm(_u(s.height_m, rng))
+    wb = _mm(_u(s.wheelbase_frac, rng) * L)
+    foh = _mm(_u(s.front_overhang_frac, rng) * L)
+    hood = _mm(_u(s.hood_frac, rng) * L)
+    ws = _mm(_u(s.windshield_frac, rng) * L)
+    roof = _mm(_u(s.roof_frac, rng) * L)
+    if s.rear_glass_frac is None:
+        rg, deck = _mm(L - hood - ws - roof), 0.0
+    else:
+        rg = _mm(_u(s.rear_glass_frac, rng) * L)
+        deck = _mm(L - hood - ws - roof - rg)
+    belt = _mm(_u(s.beltline_frac, rng) * H)
+    clear = _mm(_u(s.clearance_m, rng))
+    wheel = _mm(_u(s.wheel_radius_m, rng))
+    return Body(style=style, length_m=L, width_m=W, height_m=H, wheelbase_m=wb, front_overhang_m=foh,
+                hood_m=hood, windshield_m=ws, roof_m=roof, rear_glass_m=rg, deck_m=deck, beltline_m=belt,
+                clearance_m=clear, wheel_radius_m=wheel)
+
+
+# ----------------------------------------------------------------------------- panels
+
+class KeepOut(BaseModel):
+    """A disc in a rectangle's (u, v) coordinates (m from its centre) where damage never goes."""
+
+    model_config = ConfigDict(extra="forbid")
+    u: float
+    v: float
+    radius: float
+    what: Literal["wheel_arch", "plate"]
+
+
+class PanelRect(BaseModel):
+    """A planar rectangle of a panel's outer surface, in the car frame."""
+
+    model_config = ConfigDict(extra="forbid")
+    panel: str
+    face: Literal["front", "rear", "driver", "passenger", "top"]
+    center: list[float]
+    u: list[float]               # unit; viewer's right on the four faces
+    v: list[float]               # unit; up on the four faces
+    half_u: float
+    half_v: float
+    keep_out: list[KeepOut] = []
+
+    def normal(self) -> np.ndarray:
+        return np.cross(np.asarray(self.u, float), np.asarray(self.v, float))
+
+    def point(self, su, sv) -> np.ndarray:
+        """Car-frame point(s) at (u, v) metres from the centre."""
+        su, sv = np.asarray(su, float), np.asarray(sv, float)
+        return (np.asarray(self.center, float) + su[..., None] * np.asarray(self.u, float)
+                + sv[..., None] * np.asarray(self.v, float))
+
+    def area_m2(self) -> float:
+        return 4.0 * self.half_u * self.half_v
+
+
+# (u, v) axes of each face; normal = u x v points out of the body
+_AXES: dict[str, tuple[tuple[float, float, float], tuple[float, float, float]]] = {
+    "front": ((0.0, 1.0, 0.0), (0.0, 0.0, 1.0)),
+    "rear": ((0.0, -1.0, 0.0), (0.0, 0.0, 1.0)),
+    "driver": ((-1.0, 0.0, 0.0), (0.0, 0.0, 1.0)),
+    "passenger": ((1.0, 0.0, 0.0), (0.0, 0.0, 1.0)),
+    "top": ((0.0, -1.0, 0.0), (1.0, 0.0, 0.0)),
+}
+
+
+def _rect(panel: str, face: str, x: Range, y: Range, z: Range, keep_out=()) -> PanelRect:
+    """Axis-aligned rectangle spanning the given car-frame ranges (one of them degenerate)."""
+    u, v = _AXES[face]
+    lo = np.array([x[0], y[0], z[0]])
+    hi = np.array([x[1], y[1], z[1]])
+    c = (lo + hi) / 2
+    ext = (hi - lo) / 2
+    hu = float(abs(np.dot(ext, u)))
+    hv = float(abs(np.dot(ext, v)))
+    ko = [KeepOut(u=float(np.dot(np.asarray(p) - c, u)), v=float(np.dot(np.asarray(p) - c, v)), radius=r, what=w)
+          for p, r, w in keep_out]
+    return PanelRect(panel=panel, face=face, center=[float(a) + 0.0 for a in c], u=list(u), v=list(v),
+                     half_u=hu, half_v=hv, keep_out=ko)
+
+
+SIDES: dict[str, float] = {"driver": DRIVER_SIDE_Y, "passenger": -DRIVER_SIDE_Y}
+
+
+def rear_panel_name(body: Body) -> str:
+    return "trunk" if body.ranges.rear == "trunk" else "tailgate"
+
+
+def plate_centers(body: Body) -> dict[str, np.ndarray]:
+    """Car-frame centres of the front and rear plates, on the front bumper and the rear face."""
+    front_z = body.clearance_m + 0.5 * (body.beltline_m - body.clearance_m)
+    front_z = min(front_z, body.clearance_m + 0.30)
+    h = PLATE_SIZE_M[1]
+    room = body.beltline_m - body.z_bumper_top()
+    rear_z = body.z_bumper_top() + room / 2 if room >= h + 0.06 else body.clearance_m + BUMPER_HEIGHT_M / 2
+    return {"front": np.array([body.x_front(), 0.0, front_z]), "rear": np.array([body.x_rear(), 0.0, rear_z])}
+
+
+def steering_wheel_center(body: Body) -> np.ndarray:
+    """Behind the windshield base, on the driver's (+y) side, a little above the beltline."""
+    return np.array([body.x_windshield_base() - 0.45, DRIVER_SIDE_Y * 0.21 * body.width_m, body.beltline_m + 0.08])
+
+
+def panels(body: Body) -> dict[str, list[PanelRect]]:
+    """Every panel's rectangles, keyed by panel name (see the module docstring)."""
+    L2, W2 = body.length_m / 2, body.width_m / 2
+    zc, zb, zt, H = body.clearance_m, body.beltline_m, body.z_bumper_top(), body.height_m
+    r_arch = body.arch_radius_m()
+    plates = plate_centers(body)
+    out: dict[str, list[PanelRect]] = {}
+
+    out["front_bumper"] = [_rect("front_bumper", "front", (L2, L2), (-W2, W2), (zc, zb),
+                                 [(plates["front"], PLATE_KEEP_OUT_M, "plate")])]
+    out["hood"] = [_rect("hood", "top", (body.x_windshield_base(), L2), (-W2, W2), (zb, zb))]
+    rear_plate_on_bumper = plates["rear"][2] < zt
+    out["rear_bumper"] = [_rect("rear_bumper", "rear", (-L2, -L2), (-W2, W2), (zc, zt),
+                                [(plates["rear"], PLATE_KEEP_OUT_M, "plate")] if rear_plate_on_bumper else [])]
+    rear_face = _rect(rear_panel_name(body), "rear", (-L2, -L2), (-W2, W2), (zt, zb),
+                      [] if rear_plate_on_bumper else [(plates["rear"], PLATE_KEEP_OUT_M, "plate")])
+    if body.ranges.rear == "trunk":
+        out["trunk"] = [_rect("trunk", "top", (-L2, body.x_rear_glass_base()), (-W2, W2), (zb, zb)), rear_face]
+    else:
+        out["tailgate"] = [rear_face]
+    if not body.ranges.open_top:
+        out["roof"] = [_rect("roof", "top", (body.x_roof_rear(), body.x_roof_front()),
+                             (-(W2 - ROOF_INSET_M), W2 - ROOF_INSET_M), (H, H))]
+
+    x_ff, x_qs, x_split = body.x_fender_end(), body.x_quarter_start(), body.x_door_split()
+    for side, sy in SIDES.items():
+        y = (sy * W2, sy * W2)
+        fa = np.array([body.x_front_axle(), sy * W2, body.wheel_radius_m])
+        ra = np.array([body.x_rear_axle(), sy * W2, body.wheel_radius_m])
+        out[f"front_fender_{side}"] = [_rect(f"front_fender_{side}", side, (x_ff, L2), y, (zc, zb),
+                                             [(fa, r_arch, "wheel_arch")])]
+        if x_split is None:
+            out[f"front_door_{side}"] = [_rect(f"front_door_{side}", side, (x_qs, x_ff), y, (zc, zb))]
+        else:
+            out[f"front_door_{side}"] = [_rect(f"front_door_{side}", side, (x_split, x_ff), y, (zc, zb))]
+            out[f"rear_door_{side}"] = [_rect(f"rear_door_{side}", side, (x_qs, x_split), y, (zc, zb))]
+        out[f"quarter_panel_{side}"] = [_rect(f"quarter_panel_{side}", side, (-L2, x_qs), y, (zc, zb),
+                                              [(ra, r_arch, "wheel_arch")])]
+    return out
+
+
+def panel_samples(body: Body, name: str, n: int = 9) -> np.ndarray:
+    """Car-frame sample points of a panel: an n x n grid over each rectangle, edges included."""
+    g = np.linspace(-1.0, 1.0, n)
+    pts = []
+    for r in panels(body)[name]:
+        su, sv = np.meshgrid(g * r.half_u, g * r.half_v)
+        pts.append(r.point(su.ravel(), sv.ravel()))
+    return np.concatenate(pts)
+
+
+def adjacency(body: Body) -> dict[str, list[str]]:
+    """Panels sharing an edge (glass not counted), symmetric, sorted lists."""
+    rear = rear_panel_name(body)
+    four = body.ranges.doors == 4
+    roof = not body.ranges.open_top
+    edges: list[tuple[str, str]] = [("front_bumper", "hood"), ("rear_bumper", rear)]
+    for s in SIDES:
+        ff, fd, rd, qp = f"front_fender_{s}", f"front_door_{s}", f"rear_door_{s}", f"quarter_panel_{s}"
+        edges += [("front_bumper", ff), ("hood", ff), (ff, fd), ("rear_bumper", qp), (rear, qp)]
+        edges += [(fd, rd), (rd, qp)] if four else [(fd, qp)]
+        if roof:
+            edges += [("roof", fd)] + ([("roof", rd)] if four else [])
+            if not body.ranges.bed:  # the pickup's cab roof ends at the cab, not at the bed side
+                edges += [("roof", qp)]
+    if roof and rear == "tailgate" and not body.ranges.bed:
+        edges.append(("roof", rear))
+    adj: dict[str, set[str]] = {name: set() for name in panels(body)}
+    for a, b in edges:
+        adj[a].add(b)
+        adj[b].add(a)
+    return {k: sorted(v) for k, v in sorted(adj.items())}
+
+
+# ---------------------------------------------------------------------------- placement
+
+class Placement(BaseModel):
+    """Where a car stands: footprint centre on the world ground plane and heading."""
+
+    model_config = ConfigDict(extra="forbid")
+    x: float
+    y: float
+    yaw_deg: float
+
+
+def car_to_world(p: Placement) -> np.ndarray:
+    """4x4 transform from the car frame to the world (rotation about world +z by yaw)."""
+    a = math.radians(p.yaw_deg)
+    M = np.eye(4)
+    M[:3, :3] = [[math.cos(a), -math.sin(a), 0.0], [math.sin(a), math.cos(a), 0.0], [0.0, 0.0, 1.0]]
+    M[:3, 3] = [p.x, p.y, 0.0]
+    return M
+
+
+def to_world(p: Placement, points) -> np.ndarray:
+    """Car-frame point(s) (..., 3) to world."""
+    M = car_to_world(p)
+    P = np.asarray(points, float)
+    return P @ M[:3, :3].T + M[:3, 3]
+
+
+def to_car(p: Placement, points) -> np.ndarray:
+    """World point(s) (..., 3) to the car frame."""
+    M = car_to_world(p)
+    P = np.asarray(points, float)
+    return (P - M[:3, 3]) @ M[:3, :3]
+
+
+# ----------------------------------------------------------------------------- colours
+
+# name -> (sRGB hex, share): shares close to recent US new-car colour surveys (rounded, ours).
+COLORS: dict[str, tuple[str, float]] = {
+    "white": ("#F2F2F0", 0.24), "black": ("#0A0A0C", 0.20), "gray": ("#5A5D60", 0.16),
+    "silver": ("#A8ABAE", 0.12), "red": ("#9E1B1B", 0.10), "blue": ("#1F3F7A", 0.10),
+    "green": ("#2E5A3A", 0.03), "beige": ("#C8B48F", 0.02), "brown": ("#5A3A24", 0.02),
+    "yellow": ("#E0B000", 0.01),
+}
+
+
+def sample_color(rng: np.random.Generator) -> str:
+    names = list(COLORS)
+    w = np.array([COLORS[n][1] for n in names])
+    return names[int(rng.choice(len(names), p=w / w.sum()))]
+
+
+def linear_rgb(name: str) -> list[float]:
+    """The colour's base colour in linear RGB (the sRGB transfer function inverted)."""
+    hx = COLORS[name][0].lstrip("#")
+    out = []
+    for i in (0, 2, 4):
+        c = int(hx[i:i + 2], 16) / 255.0
+        out.append(round(c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4, 6))
+    return out

@@ -1,0 +1,113 @@
+"""Build one parametric car in Blender from a `Body` (bpy side; the geometry is body.py's).
+
+Every panel is its own object, made of exactly the planar rectangles of `body.panels`
+(so the ground truth's panel, its area and its adjacency are what was rendered); glass,
+wheels, underbody, pickup bed floor and plates are further objects. A first version:
+flat panels without bevels or arch cut-outs (the wheels stand 2 cm proud of the sides),
+no mirrors, lights or interior yet (issue 12).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from blender_envs.core import materials, primitives
+from blender_envs.core.bpy_env import bpy
+from blender_envs.vehicle.body import (
+    PLATE_SIZE_M, ROOF_INSET_M, Body, Placement, car_to_world, linear_rgb, panels, plate_centers,
+)
+from geometry.scene import SceneObject
+
+WHEEL_WIDTH_M = 0.22
+WHEEL_PROUD_M = 0.02        # the tyre's outer face stands this far outside the side plane
+PLATE_OFFSET_M = 0.005      # plates sit this far in front of their face
+GLASS_INSET_M = 0.05        # side glass plane, inside the side panels' plane
+
+
+def _mesh(scene, name: str, verts, faces, matrix, material, pass_index: int):
+    me = bpy.data.meshes.new(name)
+    me.from_pydata([tuple(map(float, v)) for v in verts], [], [tuple(f) for f in faces])
+    me.update()
+    ob = bpy.data.objects.new(name, me)
+    from mathutils import Matrix
+
+    ob.matrix_world = Matrix(np.asarray(matrix, float).tolist())
+    ob.pass_index = pass_index
+    me.materials.append(material)
+    scene.collection.objects.link(ob)
+    return ob
+
+
+def _glass_quads(body: Body) -> list[list[list[float]]]:
+    """Windshield, rear glass and both side windows as car-frame polygons (none where open)."""
+    W2, zb, H = body.width_m / 2, body.beltline_m, body.height_m
+    wi = W2 - ROOF_INSET_M
+    xs, xf, xr, xg = body.x_windshield_base(), body.x_roof_front(), body.x_roof_rear(), body.x_rear_glass_base()
+    if body.ranges.open_top:  # a windshield frame only; the top of the cabin is open
+        return [[[xs, -W2, zb], [xs, W2, zb], [xf, wi, H], [xf, -wi, H]]]
+    quads = [[[xs, -W2, zb], [xs, W2, zb], [xf, wi, H], [xf, -wi, H]],          # windshield
+             [[xg, W2, zb], [xg, -W2, zb], [xr, -wi, H], [xr, wi, H]]]          # rear glass
+    for sy in (1.0, -1.0):
+        y = sy * (W2 - GLASS_INSET_M)
+        quads.append([[xs, y, zb], [xg, y, zb], [xr, y, H], [xf, y, H]])
+    return quads
+
+
+def build_car(scene, body: Body, placement: Placement, color: str, first_pass_index: int,
+              prefix: str = "") -> list[SceneObject]:
+    """Add the car's objects; pass indices run from `first_pass_index` in a fixed order."""
+    M = car_to_world(placement)
+    paint = materials.principled(f"{prefix}paint", linear_rgb(color), 0.35, 0.0)
+    glass = materials.principled(f"{prefix}glass", [0.02, 0.025, 0.03], 0.05, 0.0)
+    tyre = materials.principled(f"{prefix}tyre", [0.025, 0.025, 0.025], 0.8, 0.0)
+    dark = materials.principled(f"{prefix}underbody", [0.04, 0.04, 0.04], 0.9, 0.0)
+    plate_mat = materials.principled(f"{prefix}plate", [0.85, 0.85, 0.83], 0.5, 0.0)
+    out: list[SceneObject] = []
+    pid = first_pass_index
+
+    def add(ob, category: str):
+        nonlocal pid
+        out.append(SceneObject(id=ob.pass_index, name=ob.name, category=category, pass_index=ob.pass_index))
+        pid += 1
+
+    for name, rects in panels(body).items():
+        verts, faces = [], []
+        for r in rects:
+            k = len(verts)
+            for su, sv in ((-1, -1), (1, -1), (1, 1), (-1, 1)):
+                verts.append(r.point(su * r.half_u, sv * r.half_v))
+            faces.append((k, k + 1, k + 2, k + 3))       # counter-clockwise about u x v: faces out
+        add(_mesh(scene, prefix + name, verts, faces, M, paint, pid), "panel")
+
+    quads = _glass_quads(body)
+    verts = [v for q in quads for v in q]
+    add(_mesh(scene, prefix + "glass", verts, [tuple(range(4 * i, 4 * i + 4)) for i in range(len(quads))], M,
+              glass, pid), "glass")
+
+    L2, W2, zc = body.length_m / 2, body.width_m / 2, body.clearance_m
+    under = [[L2, W2, zc], [L2, -W2, zc], [-L2, -W2, zc], [-L2, W2, zc]]
+    faces = [(0, 1, 2, 3)]
+    if body.ranges.bed:
+        zf = body.beltline_m - 0.45
+        x0 = body.x_rear_glass_base()
+        under += [[x0, -W2, zf], [x0, W2, zf], [-L2, W2, zf], [-L2, -W2, zf]]
+        faces.append((4, 5, 6, 7))
+    add(_mesh(scene, prefix + "underbody", under, faces, M, dark, pid), "underbody")
+
+    for axle, x in (("front", body.x_front_axle()), ("rear", body.x_rear_axle())):
+        for side, sy in (("driver", 1.0), ("passenger", -1.0)):
+            T = np.eye(4)
+            T[:3, :3] = [[1, 0, 0], [0, 0, -1], [0, 1, 0]]             # local z (the axis) -> car y
+            T[:3, 3] = [x, sy * (W2 + WHEEL_PROUD_M - WHEEL_WIDTH_M / 2), body.wheel_radius_m]
+            add(primitives.cylinder(scene, f"{prefix}wheel_{axle}_{side}", body.wheel_radius_m, WHEEL_WIDTH_M,
+                                    M @ T, tyre, pid), "wheel")
+
+    for end, c in plate_centers(body).items():
+        n = np.array([1.0 if end == "front" else -1.0, 0.0, 0.0])
+        T = np.eye(4)
+        T[:3, 0] = [0.0, 1.0 if end == "front" else -1.0, 0.0]
+        T[:3, 1] = [0.0, 0.0, 1.0]
+        T[:3, 2] = n
+        T[:3, 3] = c + PLATE_OFFSET_M * n
+        add(primitives.plane(scene, f"{prefix}plate_{end}", PLATE_SIZE_M[0], PLATE_SIZE_M[1], M @ T, plate_mat,
+                             pid), "plate")
+    return out

@@ -352,3 +352,15 @@ def test_import_reads_resps_and_usage_as_logged(rb, rb_docs, tmp_path):
                                       "reasoning_tokens": -1}}) == {"prompt_tokens": 12}
     assert usage_of({"token_counts": [{"output_tokens": 7.0}]}) == {"completion_tokens": 7}
     assert usage_of({"token_counts": [{}]}) is None
+
+
+def test_every_benchmark_gives_lmms_eval_its_grader():
+    """The contract: a benchmark without grade_row / set_metrics would ship tasks that cannot score."""
+    from scenebench.benchmarks import registry
+    from scenebench.benchmarks.base import Benchmark
+
+    for name, b in registry().items():
+        assert type(b).grade_row is not Benchmark.grade_row, name
+        assert type(b).set_metrics is not Benchmark.set_metrics, name
+        assert type(b).row_config is not Benchmark.row_config, name
+        assert b.lmms_eval_group_metrics, name

@@ -8,6 +8,7 @@ the methods so listing the registry stays cheap.
 """
 from __future__ import annotations
 
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, ClassVar, Sequence
@@ -140,6 +141,9 @@ class Benchmark:
                             lower_is_better=self.lmms_eval_lower_is_better)
         if not suite.configs:
             log(f"scenebench: no lmms-eval tasks: no config has a {self.default_split!r} split")
+            if dest.is_dir():   # an earlier release's tasks would name shards this one does not have
+                shutil.rmtree(dest)
+                log(f"scenebench: removed {dest} (from an earlier release)")
             return None
         write_tasks(suite, root, dest)
         log(f"scenebench: lmms-eval tasks ({len(suite.configs)} configs, group {self.name}) -> {dest}")

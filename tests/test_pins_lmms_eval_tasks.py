@@ -162,6 +162,10 @@ def test_checks_before_writing(tmp_path):
     missing = T.TaskSuite("b", "test", (T.TaskConfig("a", ("a/t.parquet",), ("f1",), True, True),), ("f1", "sr"), {})
     with pytest.raises(T.TaskFolderError, match=r"^a: the group metric\(s\) sr are not among its metrics$"):
         T.write_tasks(missing, tmp_path / "b", tmp_path / "b_lmms_eval")
+    two = T.TaskSuite("b", "test", (T.TaskConfig("a", ("a/t.parquet",), ("f1",), True, True),), ("f1", "sr", "spl"),
+                      {})
+    with pytest.raises(T.TaskFolderError, match=r"^a: the group metric\(s\) sr, spl are not among its metrics$"):
+        T._check(two)
     # a config outside the group need not report the group metrics
     T._check(T.TaskSuite("b", "test", (T.TaskConfig("c", ("c/t.parquet",), ("sr",), True, False),), ("f1",), {}))
     clash = T.TaskSuite("b", "test", (T.TaskConfig("a", ("a/t.parquet",), ("f1", "f1_macro"), True, True),),

@@ -101,19 +101,16 @@ def _record(rid: str, model: str, reply: Any, usage: dict | None) -> dict:
             "finish_reason": None, "source": "lmms-eval"}
 
 
-def convert_lmms_eval(samples: Sequence[str | Path], dataset: str | Path, out: str | Path,
-                      model: str | None = None) -> tuple[int, Path]:
-    """Every samples file (one task each) -> one predictions file; returns (records, path)."""
-    from scenebench.benchmarks import benchmark_for_dataset
-
-    bench, root = benchmark_for_dataset(dataset)
-    split = bench.default_split
+def convert_lmms_eval(samples: Sequence[str | Path], root: str | Path, benchmark: str, split: str,
+                      out: str | Path, model: str | None = None) -> tuple[int, Path]:
+    """Every samples file (one task `<benchmark>_<config>` each) of the export at `root` -> one
+    predictions file; returns (records, path)."""
     try:
         root = resolve_root(root, split)
     except DatasetError as exc:
         raise PredictError(str(exc)) from None
     configs = sorted(d.name for d in root.iterdir() if d.is_dir() and any(d.glob(f"{split}-*.parquet")))
-    tasks = {f"{bench.name}_{c}": c for c in configs}
+    tasks = {f"{benchmark}_{c}": c for c in configs}
     records: dict[str, dict] = {}
     seen_tasks: dict[str, Path] = {}
     for path in map(Path, samples):

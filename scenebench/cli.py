@@ -122,9 +122,11 @@ def cmd_import_predictions(args) -> int:
     """Another harness's logged answers -> a predictions file (`scenebench score` reads it)."""
     from model_runs.harness_import import IMPORTERS
     from model_runs.predict import PredictError
+    from scenebench.benchmarks import benchmark_for_dataset
 
+    bench, root = benchmark_for_dataset(args.dataset)
     try:
-        n, out = IMPORTERS[args.source](args.inputs, args.dataset, args.out, model=args.model)
+        n, out = IMPORTERS[args.source](args.inputs, root, bench.name, bench.default_split, args.out, model=args.model)
     except PredictError as exc:
         raise CliError(str(exc)) from None
     print(f"scenebench: {n} predictions from {args.source} -> {out}")

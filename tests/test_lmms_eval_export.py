@@ -266,7 +266,7 @@ def test_import_round_trips_to_the_same_metrics(rb, rb_docs, tmp_path):
              for env, docs in rb_docs.items()]
     fail = {1: {"filtered_resps": ["[LMMS_EVAL_REQUEST_FAILED after 5 retries] Connection error."]}}
     files[1] = write_samples(files[1], rb_docs["slope_gauge"], rb_reply, fail)
-    n, out = convert_lmms_eval(files, root, tmp_path / "preds.jsonl")
+    n, out = convert_lmms_eval(files, root, "realitybench", "test", tmp_path / "preds.jsonl")
     assert (n, out) == (8, tmp_path / "preds.jsonl")
     lines = [json.loads(x) for x in out.read_text().splitlines()]
     assert [r["id"] for r in lines] == sorted(d["id"] for docs in rb_docs.values() for d in docs)
@@ -328,14 +328,14 @@ def test_import_cli_and_hostile_samples(rb, rb_docs, tmp_path, capsys):
     torn.parent.mkdir()
     torn.write_text('{"doc_id": 0, "filtered_resps": ["x"]}\n{"doc_id": 1, "filt\n')
     with pytest.raises(PredictError, match=r"i/20260101_samples_realitybench_tape_gap.jsonl:2: not a JSON line$"):
-        convert_lmms_eval([torn], root, out)
+        convert_lmms_eval([torn], root, "realitybench", "test", out)
     torn.write_text('[1]\n')
     with pytest.raises(PredictError, match=r":1: not a JSON object$"):
-        convert_lmms_eval([torn], root, out)
+        convert_lmms_eval([torn], root, "realitybench", "test", out)
     with pytest.raises(PredictError, match=r"task realitybench_tape_gap is also in"):
-        convert_lmms_eval([good, tmp_path / "a" / name], root, out)
+        convert_lmms_eval([good, tmp_path / "a" / name], root, "realitybench", "test", out)
     with pytest.raises(PredictError, match=r"does not exist$"):
-        convert_lmms_eval([tmp_path / "none" / name], root, out)
+        convert_lmms_eval([tmp_path / "none" / name], root, "realitybench", "test", out)
     assert not out.exists()
 
 
@@ -364,3 +364,20 @@ def test_every_benchmark_gives_lmms_eval_its_grader():
         assert type(b).set_metrics is not Benchmark.set_metrics, name
         assert type(b).row_config is not Benchmark.row_config, name
         assert b.lmms_eval_group_metrics, name
+
+
+def test_egopath_import_round_trips_to_the_same_score(ep, tmp_path):
+    import pyarrow.parquet as pq
+
+    root, folder = ep
+    files = []
+    for cfg in sorted(d.name for d in root.iterdir() if any(d.glob("benchmark-*.parquet"))):
+        docs = [r for p in sorted((root / cfg).glob("benchmark-*.parquet"))
+                for r in pq.read_table(p, columns=["id", "answer"]).to_pylist()]
+        files.append(write_samples(tmp_path / "logs" / "m" / f"20260101_samples_egopathbench_{cfg}.jsonl", docs,
+                                   ep_reply))
+    n, out = convert_lmms_eval(files, root, "egopathbench", "benchmark", tmp_path / "m.jsonl")
+    assert n == sum(len(f.read_text().splitlines()) for f in files)
+    m = EP.score(root, [str(out)], str(tmp_path / "r"), ScoreOptions(n_resamples=20)).metrics["models"]["m"]
+    _, group = run_group(folder, "egopathbench", ep_reply)
+    assert group == {"egopath_score": m["score"]["estimate"]}

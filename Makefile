@@ -78,6 +78,10 @@ HARNESS_STAMP := $(HARNESS_VENV)/.installed
 $(HARNESS_STAMP): scripts/harness/lmms-eval.txt
 	@test -x $(HARNESS_VENV)/bin/python || $(PYTHON) -m venv $(HARNESS_VENV)
 	$(HARNESS_VENV)/bin/python -m pip install --quiet -r scripts/harness/lmms-eval.txt
+	@# PyPI's torchvision is built for PyPI's CUDA torch: next to a CPU torch its ops do not load and
+	@# importing it fails. lmms-eval's openai model never uses it, so such a broken copy is removed.
+	@$(HARNESS_VENV)/bin/python -c 'import torchvision' 2>/dev/null || \
+	  $(HARNESS_VENV)/bin/python -m pip uninstall --yes --quiet torchvision
 	@touch $(HARNESS_STAMP)
 
 harness-check: $(STAMP) $(HARNESS_STAMP)

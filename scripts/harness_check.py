@@ -131,7 +131,7 @@ def main() -> int:
     out = work / "lmms_out"
     env = dict(os.environ, PYTHONPATH=str(ROOT), OPENAI_API_KEY="sk-stub", HF_DATASETS_OFFLINE="1", HF_HUB_OFFLINE="1",
                NO_PROXY="127.0.0.1", no_proxy="127.0.0.1")
-    cmd = [args.lmms_python, "-m", "lmms_eval", "--model", "openai",
+    cmd = [str(Path(args.lmms_python).absolute()), "-m", "lmms_eval", "--model", "openai",
            "--model_args", f"model={MODEL},base_url={stub.url},num_concurrent=2,max_retries=1",
            "--tasks", "realitybench", "--include_path", str(tasks), "--log_samples", "--output_path", str(out),
            "--batch_size", "1", "--verbosity", "WARNING"]

@@ -101,7 +101,7 @@ class Benchmark:
         """`export`, then the lmms-eval task folder beside it (`scenebench export` and
         `scenebench benchmark` call this, so no benchmark can ship without its tasks)."""
         root = self.export(runs, out, config, source, fmt=fmt, log=log)
-        self.write_lmms_eval_tasks(root, Path(out) / f"{self.name}{LMMS_EVAL_SUFFIX}", log=log)
+        self.write_lmms_eval_tasks(root, root.with_name(root.name + LMMS_EVAL_SUFFIX), log=log)
         return root
 
     # -- lmms-eval (scenebench.lmms_eval_hooks runs these inside lmms-eval) ----------------

@@ -94,8 +94,8 @@ def usage_of(rec: dict) -> dict | None:
 
 def _record(rid: str, model: str, reply: Any, usage: dict | None) -> dict:
     failed = isinstance(reply, str) and reply.startswith(FAILED_PREFIXES)
-    if isinstance(reply, list):
-        raise ValueError("several responses")
+    if isinstance(reply, list):   # repeats > 1, or nothing: not one answer to keep
+        raise ValueError(f"{len(reply)} responses where one belongs")
     return {"id": rid, "model": model, "response": None if failed else reply,
             "error": reply if failed else None, "usage": usage, "latency_s": None, "attempts": None,
             "finish_reason": None, "source": "lmms-eval"}

@@ -314,7 +314,9 @@ def test_import_cli_and_hostile_samples(rb, rb_docs, tmp_path, capsys):
                    ":1: doc_id 0 is row 'tape_gap-random-00000-00' but the sample's target is "
                    "'tape_gap-random-00000-01' (samples of another export?)"),
         "several": (write_samples(tmp_path / "g" / name, docs, rb_reply, {0: {"filtered_resps": [["a", "b"]]}}),
-                    ":1: several responses"),
+                    ":1: 2 responses where one belongs"),
+        "none": (write_samples(tmp_path / "g2" / name, docs, rb_reply, {2: {"filtered_resps": []}}),
+                 ":3: 0 responses where one belongs"),
         "name": (write_samples(tmp_path / "h" / "tape_gap.jsonl", docs, rb_reply),
                  "not an lmms-eval samples file (expected <date>_samples_<task>.jsonl)"),
     }

@@ -27,7 +27,7 @@ PYTEST_ARGS ?=
 MODULES   ?=
 MUTANTS_WORKERS ?= 2
 
-.PHONY: render test bench clean deps export benchmark new-env mutants
+.PHONY: render test bench clean deps export benchmark new-env mutants harness-check
 
 deps: $(STAMP)
 
@@ -72,10 +72,26 @@ mutants: $(STAMP)
 	$(PY) scripts/mutants_run.py --workers $(MUTANTS_WORKERS) $(MUTANTS_ARGS) $(MODULES); run=$$?; \
 	  $(PY) scripts/mutants_report.py $(MODULES) && exit $$run
 
+# make harness-check: a real lmms-eval run (its own venv, .venv-harness: lmms-eval pulls torch) of an
+# exported task group against a stub server on 127.0.0.1, compared with `scenebench score`. Not in `make test`.
+HARNESS_VENV  := .venv-harness
+HARNESS_STAMP := $(HARNESS_VENV)/.installed
+$(HARNESS_STAMP): scripts/harness/lmms-eval.txt
+	@test -x $(HARNESS_VENV)/bin/python || $(PYTHON) -m venv $(HARNESS_VENV)
+	$(HARNESS_VENV)/bin/python -m pip install --quiet -r scripts/harness/lmms-eval.txt
+	@# PyPI's torchvision is built for PyPI's CUDA torch: next to a CPU torch its ops do not load and
+	@# importing it fails. lmms-eval's openai model never uses it, so such a broken copy is removed.
+	@$(HARNESS_VENV)/bin/python -c 'import torchvision' 2>/dev/null || \
+	  $(HARNESS_VENV)/bin/python -m pip uninstall --yes --quiet torchvision
+	@touch $(HARNESS_STAMP)
+
+harness-check: $(STAMP) $(HARNESS_STAMP)
+	$(PY) scripts/harness_check.py --lmms-python $(HARNESS_VENV)/bin/python
+
 bench: $(STAMP)
 	$(PY) bench/render_overhead.py
 	$(PY) bench/egopath_graph.py
 	$(PY) bench/egopath_views.py
 
 clean:
-	rm -rf $(VENV) out .pytest_cache *.egg-info
+	rm -rf $(VENV) $(HARNESS_VENV) out .pytest_cache *.egg-info

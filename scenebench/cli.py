@@ -92,7 +92,7 @@ def cmd_export(args) -> int:
     bench, cfg, path = resolve_benchmark(args.benchmark)
     if args.format not in bench.export_formats:
         raise CliError(f"{bench.name} exports only --format {' or '.join(bench.export_formats)}")
-    bench.export(_export_runs(args, bench, cfg), Path(args.out), cfg, path, fmt=args.format)
+    bench.release(_export_runs(args, bench, cfg), Path(args.out), cfg, path, fmt=args.format)
     return 0
 
 
@@ -118,6 +118,21 @@ def cmd_score(args) -> int:
         print(f"scenebench: warning: {w}", file=sys.stderr)
     print(res.table)
     print(f"scenebench: report -> {res.report}")
+    return 0
+
+
+def cmd_import_predictions(args) -> int:
+    """Another harness's logged answers -> a predictions file (`scenebench score` reads it)."""
+    from model_runs.harness_import import IMPORTERS
+    from model_runs.predict import PredictError
+    from scenebench.benchmarks import benchmark_for_dataset
+
+    bench, root = benchmark_for_dataset(args.dataset)
+    try:
+        n, out = IMPORTERS[args.source](args.inputs, root, bench.name, bench.default_split, args.out, model=args.model)
+    except PredictError as exc:
+        raise CliError(str(exc)) from None
+    print(f"scenebench: {n} predictions from {args.source} -> {out}")
     return 0
 
 
@@ -210,6 +225,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--n-resamples", type=int, default=None, help=argparse.SUPPRESS)
     p.add_argument("--n-paired", type=int, default=2000, help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_score)
+
+    p = sub.add_parser("import-predictions", help="turn another harness's logged answers into a predictions file")
+    p.add_argument("--from", dest="source", required=True, choices=("lmms-eval",),
+                   help="lmms-eval: its --log_samples files (<date>_samples_<task>.jsonl), one per task")
+    p.add_argument("inputs", nargs="+", metavar="FILE")
+    p.add_argument("--dataset", required=True, help="the exported dataset the harness ran on")
+    p.add_argument("--out", required=True, help="the predictions JSONL to write")
+    p.add_argument("--model", default=None, help="model name in the file (default: the folder the logs lie in)")
+    p.set_defaults(func=cmd_import_predictions)
 
     p = sub.add_parser("ratings", help="human-rating agreement (Table 13) from a CSV: frame_id,rater,acceptable")
     p.add_argument("--dataset", default=None, help="exported dataset folder (gives the scorer's verdicts)")

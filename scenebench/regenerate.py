@@ -83,6 +83,6 @@ def run_benchmark(name: str, scale: float = 1.0, out: str = "out", datasets_out:
     if summary.skipped:
         log(f"scenebench: skipped (not implemented yet): {', '.join(summary.skipped)}")
     if run_dirs:
-        summary.dataset_dir = bench.export(run_dirs, Path(datasets_out), cfg, path, log=log)
+        summary.dataset_dir = bench.release(run_dirs, Path(datasets_out), cfg, path, log=log)
         log(f"scenebench: dataset -> {summary.dataset_dir} (SHA256SUMS inside)")
     return summary

@@ -25,7 +25,8 @@ from scorers.realitybench_grading import GradingItem
 
 COLUMNS = ("id", "env", "stratum", "scorer_verdict", "gray", "ground_truth", "keys")
 
-__all__ = ["DatasetError", "acceptability_scored", "dataset_root", "shard_paths", "load_items", "COLUMNS"]
+__all__ = ["DatasetError", "acceptability_scored", "dataset_root", "shard_paths", "item_from_row", "load_items",
+           "COLUMNS"]
 
 
 class DatasetError(ValueError):
@@ -62,6 +63,15 @@ def _keyspec(k: dict) -> KeySpec:
     return KeySpec(**d)
 
 
+def item_from_row(row: dict) -> GradingItem:
+    """One exported row (its COLUMNS; others ignored) as a GradingItem; ValueError/TypeError if malformed."""
+    gt = json.loads(row["ground_truth"] or "{}")
+    return GradingItem(
+        id=row["id"], env=row["env"], stratum=row["stratum"], scorer_verdict=row["scorer_verdict"],
+        gray=bool(row["gray"]), ground_truth=gt, keys=[_keyspec(k) for k in row["keys"] or []],
+        acceptability_scored=acceptability_scored(row["env"], gt))
+
+
 def load_items(path: str | Path, split: str = "test") -> list[GradingItem]:
     """Every row of the export as a GradingItem, sorted by id; raises DatasetError on bad data."""
     root = dataset_root(path)
@@ -73,11 +83,7 @@ def load_items(path: str | Path, split: str = "test") -> list[GradingItem]:
             raise DatasetError(f"{shard}: unreadable ({type(exc).__name__}: {exc})") from None
         for row in table.to_pylist():
             try:
-                gt = json.loads(row["ground_truth"] or "{}")
-                item = GradingItem(
-                    id=row["id"], env=row["env"], stratum=row["stratum"], scorer_verdict=row["scorer_verdict"],
-                    gray=bool(row["gray"]), ground_truth=gt, keys=[_keyspec(k) for k in row["keys"] or []],
-                    acceptability_scored=acceptability_scored(row["env"], gt))
+                item = item_from_row(row)
             except (ValueError, TypeError) as exc:
                 raise DatasetError(f"{shard}: row {row.get('id')!r} is malformed: "
                                    f"{str(exc).splitlines()[0]}") from None

@@ -8,6 +8,7 @@ the methods so listing the registry stays cheap.
 """
 from __future__ import annotations
 
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, ClassVar, Sequence
@@ -93,3 +94,72 @@ class Benchmark:
     def audit(self, runs: Sequence[Path], dataset: Path, out: str | Path, predictions: str | None,
               splits: Sequence[str]) -> list[Path]:
         raise CliError(f"{self.name} has no audits (scenebench audit runs only for benchmarks that define them)")
+
+    # -- the whole release: the export, then the harness task folders every benchmark gets ----
+    def release(self, runs: Sequence[Path], out: str | Path, config: BenchmarkFile, source: Path,
+                fmt: str = "hf", log: Log = print) -> Path:
+        """`export`, then the lmms-eval task folder beside it (`scenebench export` and
+        `scenebench benchmark` call this, so no benchmark can ship without its tasks)."""
+        root = self.export(runs, out, config, source, fmt=fmt, log=log)
+        self.write_lmms_eval_tasks(root, root.with_name(root.name + LMMS_EVAL_SUFFIX), log=log)
+        return root
+
+    # -- lmms-eval (scenebench.lmms_eval_hooks runs these inside lmms-eval) ----------------
+    # A benchmark says which metrics each config's task prints and how one row is graded; the
+    # task folder, the generated hooks and the pooled group metrics are generic.
+    lmms_eval_group_metrics: ClassVar[tuple[str, ...]] = ()
+    lmms_eval_lower_is_better: ClassVar[tuple[str, ...]] = ()
+
+    def lmms_eval_metrics(self, config: str) -> tuple[str, ...]:
+        """The metrics the task of `config` prints (each includes every group metric)."""
+        return self.lmms_eval_group_metrics
+
+    def lmms_eval_in_group(self, config: str) -> bool:
+        """Whether the group task (the benchmark's set-level numbers) includes this config."""
+        return True
+
+    def row_config(self, row: dict) -> str:
+        """The config an exported row belongs to."""
+        raise NotImplementedError
+
+    def grade_row(self, row: dict, reply) -> dict:
+        """One row and a model's raw reply -> a JSON-ready record that `set_metrics` reads."""
+        raise NotImplementedError
+
+    def set_metrics(self, graded: Sequence[dict]) -> dict[str, float | None]:
+        """`grade_row` records of any rows -> the point estimates `scenebench score` reports for
+        them (None where a metric is undefined on those rows)."""
+        raise NotImplementedError
+
+    def write_lmms_eval_tasks(self, root: Path, dest: Path, log: Log = print) -> Path | None:
+        """The lmms-eval task folder for the export at `root` (packagers.lmms_eval_tasks)."""
+        from packagers.lmms_eval_tasks import build_suite, write_tasks
+
+        suite = build_suite(self.name, root, self.default_split, metrics=self.lmms_eval_metrics,
+                            in_group=self.lmms_eval_in_group, group_metrics=self.lmms_eval_group_metrics,
+                            generation=generation_kwargs(self.request_defaults),
+                            lower_is_better=self.lmms_eval_lower_is_better)
+        if not suite.configs:
+            log(f"scenebench: no lmms-eval tasks: no config has a {self.default_split!r} split")
+            if dest.is_dir():   # an earlier release's tasks would name shards this one does not have
+                shutil.rmtree(dest)
+                log(f"scenebench: removed {dest} (from an earlier release)")
+            return None
+        write_tasks(suite, root, dest)
+        log(f"scenebench: lmms-eval tasks ({len(suite.configs)} configs, group {self.name}) -> {dest}")
+        return dest
+
+
+LMMS_EVAL_SUFFIX = "_lmms_eval"
+
+
+def generation_kwargs(d: RequestDefaults) -> dict:
+    """lmms-eval `generation_kwargs` from the benchmark's request defaults; `until: []` so that no
+    model stops at lmms-eval's default "\\n\\n" (an answer may hold blank lines)."""
+    out: dict = {"max_new_tokens": d.max_tokens}
+    if d.temperature is not None:
+        out["temperature"] = d.temperature
+    if d.top_p is not None:
+        out["top_p"] = d.top_p
+    out["until"] = []
+    return out

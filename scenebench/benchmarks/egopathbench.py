@@ -27,6 +27,57 @@ class EgoPathBench(Benchmark):
         except EgoPathExportError as exc:
             raise CliError(str(exc)) from None
 
+    # -- lmms-eval: task metrics per config, the EgoPath Score over the five tasks (the group);
+    # Table S5 controls are their own tasks, outside the group, with their route SR.
+    lmms_eval_group_metrics = ("egopath_score",)
+
+    def lmms_eval_metrics(self, config: str) -> tuple[str, ...]:
+        from geometry.egopath_schema import TASKS, TRAVERSABILITY_TASKS
+
+        if config not in TASKS:
+            return ("sr",)
+        return ("egopath_score", *(("ba", "f1") if config in TRAVERSABILITY_TASKS else ("vpr", "sr", "spl")))
+
+    def lmms_eval_in_group(self, config: str) -> bool:
+        from geometry.egopath_schema import TASKS
+
+        return config in TASKS
+
+    def row_config(self, row: dict) -> str:
+        """The task, or `<route task>_<control>` for a control row (id `<question id>@<control>`)."""
+        control = row["id"].partition("@")[2]
+        return f"{row['task']}_{control}" if control else row["task"]
+
+    def grade_row(self, row: dict, reply) -> dict:
+        """The question (as exported) and the raw reply: EgoPath metrics are ratios over a set, so
+        `set_metrics` grades them together (scorers.egopath)."""
+        return {"id": row["id"], "question": row["question"], "reply": reply}
+
+    def set_metrics(self, graded) -> dict:
+        """metrics.json's estimates: `score` and, for one task, its task metrics; for one control
+        config, its route SR (`controls.<task>.<control>`). The main questions go through
+        `evaluate_model` with resamples on, so every estimate comes from the code path `score` uses."""
+        from geometry.egopath_schema import TASKS, Question
+        from scorers.egopath import evaluate_model
+        from scorers.egopath_metrics import control_metrics
+
+        configs = {g["config"] for g in graded}
+        replies = {g["id"]: g["reply"] for g in graded}
+        main = [Question.model_validate_json(g["question"]) for g in graded if g["config"] in TASKS]
+        out: dict = {}
+        if main:
+            res = evaluate_model(main, replies, n_resamples=1)
+            out["egopath_score"] = res["score"]["estimate"]
+            if len(configs) == 1:
+                (task,) = configs
+                out.update({m: res["tasks"][task][m]["estimate"] for m in self.lmms_eval_metrics(task)[1:]})
+        elif len(configs) == 1:
+            (config,) = configs
+            task, control = next((t, config[len(t) + 1:]) for t in TASKS if config.startswith(t + "_"))
+            qs = [Question.model_validate_json(g["question"]) for g in graded]
+            out["sr"] = control_metrics([], {config: qs}, replies)[task][control]
+        return out
+
     def find_dataset(self, path) -> Path | None:
         from scorers.egopath_report import find_egopath_root
 

@@ -47,6 +47,30 @@ class RealityBench(Benchmark):
             log(f"scenebench: VLMEvalKit TSV ({n} rows) -> {tsv}")
         return summary.root
 
+    # -- lmms-eval: per-environment numbers per task, the whole set in the group --------------
+    lmms_eval_group_metrics = ("f1", "false_accept_rate", "miss_rate", "doc_score", "in_grammar")
+    lmms_eval_lower_is_better = ("false_accept_rate", "miss_rate")
+
+    def row_config(self, row: dict) -> str:
+        return row["env"]
+
+    def grade_row(self, row: dict, reply) -> dict:
+        """`scenebench score`'s grading of one frame (strict parse, App. C), as a dict."""
+        from scorers.dataset_items import item_from_row
+        from scorers.realitybench_grading import grade_item
+
+        return grade_item(item_from_row(row), reply).model_dump(mode="json")
+
+    def set_metrics(self, graded) -> dict:
+        """The estimates of metrics.json (`models.<m>.metrics`, `per_env.<env>` for one environment):
+        frames outside the set (gray, unscored) count in none of them, as there."""
+        from scorers.realitybench_grading import ItemGrade, set_metrics
+
+        m = set_metrics([ItemGrade.model_validate(g) for g in graded])
+        a = m.acceptability
+        return {"f1": a.f1, "false_accept_rate": a.false_accept_rate, "miss_rate": a.miss_rate,
+                "doc_score": m.doc_score, "in_grammar": m.in_grammar}
+
     def find_dataset(self, path) -> Path | None:
         """An export has `<env>/test-*.parquet` shards and no benchmark.json (that names other benchmarks)."""
         p = Path(path)

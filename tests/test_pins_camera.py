@@ -321,3 +321,108 @@ def test_look_at_is_a_rotation_and_projection_inverts_backprojection(eye, tgt, r
     # the target itself projects to the principal point
     uv_t, z_t = project(np.array([tgt]), K, T)
     assert np.allclose(uv_t, [[319.5, 239.5]], atol=1e-6) and z_t[0] == pytest.approx(np.linalg.norm(np.subtract(tgt, eye)))
+
+
+# ------------------------------------------------------------ edges (issue #16, second pass)
+
+def test_sample_phone_golden_draws_for_fixed_seeds():
+    """Same seed, same phone: the first draws of seeds 0 and 5 written out (model id, then lenses)."""
+    from geometry.camera import sample_phone
+    p0 = sample_phone(np.random.default_rng(0))
+    assert p0.model == "phone-d9c2" and [lens.name for lens in p0.lenses] == ["main"]
+    assert (p0.lenses[0].equiv_focal_mm, p0.lenses[0].sensor_width_mm, p0.lenses[0].fnumber) == pytest.approx(
+        (25.079147, 5.772089, 1.613222), abs=1e-6)
+    assert p0.max_digital_zoom == pytest.approx(6.853086, abs=1e-6)
+    p5 = sample_phone(np.random.default_rng(5))
+    assert p5.model == "phone-abb8" and [lens.name for lens in p5.lenses] == ["main", "ultrawide", "tele"]
+    assert [(lens.equiv_focal_mm, lens.sensor_width_mm, lens.fnumber) for lens in p5.lenses] == [
+        pytest.approx((27.231763, 7.764367, 1.828641), abs=1e-6),
+        pytest.approx((14.150107, 4.980336, 2.01811), abs=1e-6),
+        pytest.approx((119.954686, 4.904738, 2.540706), abs=1e-6)]
+
+
+def test_sample_phone_draws_reach_the_low_end_of_every_range():
+    """Over 3000 phones (about 1200 ultrawide, 1000 tele lenses) each uniform range is covered down to
+    within a small fraction of its lower bound, and model ids use all four hex digits."""
+    from geometry.camera import sample_phone
+    rng = np.random.default_rng(1)
+    phones = [sample_phone(rng) for _ in range(3000)]
+    by = {name: [lens for p in phones for lens in p.lenses if lens.name == name] for name in ("main", "ultrawide", "tele")}
+    lows = {"main": (24.0, 5.6, 1.6), "ultrawide": (13.0, 4.0, 2.0), "tele": (65.0, 3.6, 2.4)}
+    for name, (eq, sw, fn) in lows.items():
+        lenses = by[name]
+        assert eq <= min(lens.equiv_focal_mm for lens in lenses) < eq + 0.2
+        assert sw <= min(lens.sensor_width_mm for lens in lenses) < sw + 0.05
+        assert fn <= min(lens.fnumber for lens in lenses) < fn + 0.02
+    assert 2.0 <= min(p.max_digital_zoom for p in phones) < 2.05
+    ids = [int(p.model.removeprefix("phone-"), 16) for p in phones]
+    assert all(len(p.model) == 10 for p in phones) and max(ids) > 0xF000 and min(ids) < 0x0100
+
+
+def test_square_pixel_skew_limit_is_inclusive_and_message():
+    K = np.array([[1000.0, 1e-12, 300.0], [0, 1000.0, 250.0], [0, 0, 1]])
+    blender_camera_from_intrinsics(K, 800, 600)          # |skew| == 1e-12 is still "no skew"
+    K[0, 1] = 2e-12
+    with pytest.raises(ValueError, match=r"^Blender cameras need square pixels and no skew "
+                                         r"\(fx == fy, K\[0,1\] == 0\)$"):
+        blender_camera_from_intrinsics(K, 800, 600)
+
+
+def test_pixel_rays_of_an_integer_pose_are_float():
+    K = [[10, 0, 1], [0, 10, 0], [0, 0, 1]]
+    T = [[1, 0, 0, 3], [0, 1, 0, 4], [0, 0, 1, 5], [0, 0, 0, 1]]
+    origins, dirs, zpu = pixel_rays(K, T, 3, 1)
+    assert origins.dtype == np.float64 and dirs.dtype == np.float64
+    assert origins.tolist() == [[3.0, 4.0, 5.0]] * 3
+    n = math.sqrt(1.01)                                    # pixel (0, 0): direction (-0.1, 0, 1)
+    assert dirs[0] == pytest.approx([-0.1 / n, 0.0, 1 / n]) and zpu[1] == 1.0
+
+
+def test_backproject_scalar_and_column_depths():
+    K = np.array([[100.0, 0, 50.0], [0, 100.0, 40.0], [0, 0, 1]])
+    T = np.eye(4)
+    T[:3, 3] = [1.0, 2.0, 3.0]
+    # pixel (150, 40) at depth 2: x = (150 - 50) / 100 * 2 = 2, then shifted by the centre
+    assert backproject([150.0, 40.0], 2.0, K, T).tolist() == [[3.0, 2.0, 5.0]]
+    col = backproject([[50.0, 40.0], [50.0, 140.0]], [[1.0], [4.0]], K, T)
+    assert col.shape == (2, 3) and col.tolist() == [[1.0, 2.0, 4.0], [1.0, 6.0, 7.0]]
+
+
+def test_circle_of_confusion_close_to_the_lens_and_on_its_plane():
+    import warnings
+    p = pose(focus_distance_m=1.0, width=4000, height=3000)
+    # S2 = 0.5 mm (just in front of the camera): c = 3 * |0.5 - 1000| / 0.5 * 6 / 994 mm, over 8 mm -> 4000 px
+    c = circle_of_confusion_px(p, [[0, 0, 0.0005]])[0]
+    assert c == pytest.approx(3 * 999.5 / 0.5 * 6 / 994 / 8.0 * 4000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                     # on the camera plane: inf, with no RuntimeWarning
+        assert circle_of_confusion_px(p, [[0.3, 0.0, 0.0]]).tolist() == [math.inf]
+
+
+def test_motion_blur_close_points_and_points_the_camera_passes():
+    end = np.eye(4)
+    end[0, 3] = 0.001                                      # 1 mm sideways
+    p = pose(shake_end_cam_to_world=end.tolist(), focus_distance_m=2.0)
+    # 0.5 m in front: f * dx / z = 50 * 0.001 / 0.5 = 0.1 px, both ends in front of the camera
+    assert motion_blur_px(p, [[0, 0, 0.5]])[0] == pytest.approx(0.1)
+    fwd = np.eye(4)
+    fwd[2, 3] = 2.0                                        # the camera moves 2 m forward during the exposure
+    q = pose(shake_end_cam_to_world=fwd.tolist(), focus_distance_m=2.0)
+    # in front at shutter open (z = 1), behind at close (z = -1); in front, then at the camera centre
+    assert motion_blur_px(q, [[0, 0, 1.0], [0, 0, 2.0]]).tolist() == [math.inf, math.inf]
+    back = np.eye(4)
+    back[2, 3] = -2.0                                      # moving back: behind at open, in front at close
+    r = pose(shake_end_cam_to_world=back.tolist(), focus_distance_m=2.0)
+    # behind at open, in front at close; at the camera centre at open, in front at close
+    assert motion_blur_px(r, [[0, 0, -1.0], [0, 0, 0.0]]).tolist() == [math.inf, math.inf]
+
+
+def test_view_angle_non_unit_normal_and_rounding_at_the_ends():
+    # ray at 30 deg to +z; a short normal must give the same angle
+    assert view_angle_deg([1.0, 0, math.sqrt(3)], [0, 0, 0], [0, 0, 0.5]) == pytest.approx(30.0)
+    assert view_angle_deg([1.0, 0, math.sqrt(3)], [0, 0, 0], [0, 0, 0.5], two_sided=True) == pytest.approx(30.0)
+    # (2.8, 1.3, 0.2) normalised dotted with itself rounds to 1 + 2^-52: still exactly 0 (and 180), never nan
+    v = [2.8, 1.3, 0.2]
+    assert view_angle_deg(v, [0, 0, 0], v) == 0.0
+    assert view_angle_deg(v, [0, 0, 0], [-x for x in v]) == 180.0
+    assert type(view_angle_deg(v, [0, 0, 0], v)) is float   # a plain float (yaml.safe_dump can write it)

@@ -341,24 +341,6 @@ def test_sample_phone_golden_draws_for_fixed_seeds():
         pytest.approx((119.954686, 4.904738, 2.540706), abs=1e-6)]
 
 
-def test_sample_phone_draws_reach_the_low_end_of_every_range():
-    """Over 3000 phones (about 1200 ultrawide, 1000 tele lenses) each uniform range is covered down to
-    within a small fraction of its lower bound, and model ids use all four hex digits."""
-    from geometry.camera import sample_phone
-    rng = np.random.default_rng(1)
-    phones = [sample_phone(rng) for _ in range(3000)]
-    by = {name: [lens for p in phones for lens in p.lenses if lens.name == name] for name in ("main", "ultrawide", "tele")}
-    lows = {"main": (24.0, 5.6, 1.6), "ultrawide": (13.0, 4.0, 2.0), "tele": (65.0, 3.6, 2.4)}
-    for name, (eq, sw, fn) in lows.items():
-        lenses = by[name]
-        assert eq <= min(lens.equiv_focal_mm for lens in lenses) < eq + 0.2
-        assert sw <= min(lens.sensor_width_mm for lens in lenses) < sw + 0.05
-        assert fn <= min(lens.fnumber for lens in lenses) < fn + 0.02
-    assert 2.0 <= min(p.max_digital_zoom for p in phones) < 2.05
-    ids = [int(p.model.removeprefix("phone-"), 16) for p in phones]
-    assert all(len(p.model) == 10 for p in phones) and max(ids) > 0xF000 and min(ids) < 0x0100
-
-
 def test_square_pixel_skew_limit_is_inclusive_and_message():
     K = np.array([[1000.0, 1e-12, 300.0], [0, 1000.0, 250.0], [0, 0, 1]])
     blender_camera_from_intrinsics(K, 800, 600)          # |skew| == 1e-12 is still "no skew"
@@ -426,3 +408,164 @@ def test_view_angle_non_unit_normal_and_rounding_at_the_ends():
     assert view_angle_deg(v, [0, 0, 0], v) == 0.0
     assert view_angle_deg(v, [0, 0, 0], [-x for x in v]) == 180.0
     assert type(view_angle_deg(v, [0, 0, 0], v)) is float   # a plain float (yaml.safe_dump can write it)
+
+
+def test_sample_phone_pose_zoom_mix_and_near_targets():
+    from geometry.camera import sample_phone_pose
+    rng = np.random.default_rng(21)
+    phone = Phone(model="phone-0002", lenses=[LENS], max_digital_zoom=5.0)
+    T = look_at([0, -4, 1.5], [0, 0, 0.8])
+    zooms = np.array([sample_phone_pose(rng, phone, T, [0, 0, 0.8], 64).digital_zoom for _ in range(2000)])
+    zoomed = zooms[zooms != 1.0]
+    # 80% of photos are not zoomed; the rest are uniform on [1, min(3, max zoom)]
+    assert abs(len(zoomed) / 2000 - 0.2) < 0.03
+    assert zoomed.min() < 1.05 and zoomed.max() > 2.95 and zoomed.max() <= 3.0
+    # a target half a metre in front of the lens is fine; one on the camera plane is "behind"
+    eye = look_at([0, 0, 0], [0, 1, 0])
+    p = sample_phone_pose(rng, phone, eye, [0, 0.5, 0], 64)
+    assert p.focus_mode != "target" or p.focus_distance_m == pytest.approx(0.5)
+    for behind in ([0, 0, 1.0], [0, -1.0, 0]):
+        with pytest.raises(ValueError, match=r"^target point is behind the camera$"):
+            sample_phone_pose(rng, phone, eye, behind, 64)
+
+
+def test_project_on_the_camera_plane_and_at_the_centre_is_quiet():
+    import warnings
+    K = np.array([[100.0, 0, 50.0], [0, 100.0, 40.0], [0, 0, 1]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                     # the caller masks z <= 0; no RuntimeWarning
+        uv, z = project([[1.0, 0.0, 0.0], [0.0, 0.0, 0.0]], K, np.eye(4))
+    assert z.tolist() == [0.0, 0.0]
+    assert uv[0, 0] == math.inf and np.isnan(uv[0, 1])   # (100, 0) / 0
+    assert np.isnan(uv[1]).all()
+
+
+class _ScriptedRng:
+    """Generator stand-in: random() replays `randoms`; uniform and integers return the low end, the high
+    end, or what `pick(lo, hi)` says; normal returns (0, 3, 4). Pins band edges and range ends exactly."""
+
+    def __init__(self, randoms, end="low", pick=None):
+        self.randoms, self.end, self.pick = list(randoms), end, pick
+
+    def random(self):
+        return self.randoms.pop(0)
+
+    def uniform(self, low=0.0, high=1.0):
+        if self.pick is not None:
+            return self.pick(low, high)
+        return low if self.end == "low" else high
+
+    def integers(self, low, high=None):
+        low, high = (0, low) if high is None else (low, high)
+        return low if self.end == "low" else high - 1
+
+    def normal(self, size=None):
+        return np.array([0.0, 3.0, 4.0])
+
+
+def test_sample_phone_band_edges_and_range_ends():
+    from geometry.camera import sample_phone
+    # random() == 0.40 / 0.35 is outside the ultrawide / tele bands (draw < p)
+    p = sample_phone(_ScriptedRng([0.40, 0.35], "low"))
+    assert p.model == "phone-0000" and [lens.name for lens in p.lenses] == ["main"]
+    assert (p.lenses[0].equiv_focal_mm, p.lenses[0].sensor_width_mm, p.lenses[0].fnumber) == (24.0, 5.6, 1.6)
+    assert p.max_digital_zoom == 2.0
+    p = sample_phone(_ScriptedRng([0.3999, 0.3499], "low"))
+    assert [(lens.name, lens.equiv_focal_mm, lens.sensor_width_mm, lens.fnumber) for lens in p.lenses] == [
+        ("main", 24.0, 5.6, 1.6), ("ultrawide", 13.0, 4.0, 2.0), ("tele", 65.0, 3.6, 2.4)]
+    p = sample_phone(_ScriptedRng([0.0, 0.0], "high"))
+    assert p.model == "phone-ffff" and p.max_digital_zoom == 10.0
+    assert [(lens.equiv_focal_mm, lens.sensor_width_mm, lens.fnumber) for lens in p.lenses] == [
+        (28.0, 9.8, 2.4), (16.0, 6.4, 2.4), (120.0, 5.6, 3.0)]
+
+
+def test_sample_phone_pose_band_edges():
+    from geometry.camera import sample_phone_pose
+    uw = LENS.model_copy(update={"name": "ultrawide", "focal_mm": 2.5})
+    tele = LENS.model_copy(update={"name": "tele", "focal_mm": 12.0})
+    phone = Phone(model="phone-0003", lenses=[LENS, uw, tele], max_digital_zoom=5.0)
+    T = look_at([0, -4, 1.5], [0, 0, 0.8])
+
+    def draw(randoms, end):   # lens band, zoom, orientation, then sample_focus's mode (0.5: target)
+        return sample_phone_pose(_ScriptedRng(randoms + [0.5], end), phone, T, [0, 0, 0.8], 64)
+
+    p = draw([0.80, 0.80, 0.60], "high")            # each edge belongs to the upper band
+    assert (p.lens.name, p.digital_zoom, p.orientation) == ("ultrawide", 3.0, "portrait")
+    assert p.shutter_s == pytest.approx(1 / 60)
+    p = draw([0.7999, 0.7999, 0.5999], "high")
+    assert (p.lens.name, p.digital_zoom, p.orientation) == ("main", 1.0, "landscape")
+    p = draw([0.90, 0.85, 0.0], "low")              # zoomed at the low end of [1, 3]
+    assert (p.lens.name, p.digital_zoom) == ("tele", 1.0) and p.shutter_s == pytest.approx(1 / 500)
+    assert draw([0.8999, 0.0, 0.0], "low").lens.name == "ultrawide"
+    small = Phone(model="phone-0004", lenses=[LENS], max_digital_zoom=2.0)
+    p = sample_phone_pose(_ScriptedRng([0.95, 0.9, 0.0, 0.5], "high"), small, T, [0, 0, 0.8], 64)
+    assert (p.lens.name, p.digital_zoom) == ("main", 2.0)   # no tele: main; zoom capped by the phone
+
+
+def test_sample_focus_band_edges_and_range_ends():
+    from geometry.camera import sample_focus
+    assert sample_focus(_ScriptedRng([0.6999], "low"), 2.0) == ("target", 2.0, pytest.approx(1 / 500), None)
+    assert sample_focus(_ScriptedRng([0.6999], "high"), 2.0) == ("target", 2.0, pytest.approx(1 / 60), None)
+    # u == 0.70: locked elsewhere; focus at the ends of [0.1, 30] m is far from a 2 m target
+    assert sample_focus(_ScriptedRng([0.70], "low"), 2.0) == (
+        "locked_elsewhere", pytest.approx(0.1), pytest.approx(1 / 500), None)
+    assert sample_focus(_ScriptedRng([0.8499], "high"), 2.0) == (
+        "locked_elsewhere", pytest.approx(30.0), pytest.approx(1 / 60), None)
+    # u == 0.85: shake, at the ends of the shutter, angular and linear speed ranges; directions (0, .6, .8)
+    mode, focus, shutter, shake = sample_focus(_ScriptedRng([0.85], "low"), 2.0)
+    assert (mode, focus, shutter) == ("shake", 2.0, pytest.approx(1 / 500))
+    assert shake.angular_velocity_rad_s == pytest.approx([0.0, 0.012, 0.016])
+    assert shake.linear_velocity_m_s == [0.0, 0.0, 0.0]
+    mode, focus, shutter, shake = sample_focus(_ScriptedRng([0.99], "high"), 2.0)
+    assert shutter == pytest.approx(1 / 25) and shake.angular_velocity_rad_s == pytest.approx([0.0, 0.12, 0.16])
+    assert shake.linear_velocity_m_s == pytest.approx([0.0, 0.03, 0.04])
+    with pytest.raises(ValueError, match=r"^target distance must be positive$"):
+        sample_focus(_ScriptedRng([0.5]), 0.0)
+
+
+def test_locked_focus_pushed_to_the_side_it_was_drawn_on():
+    from geometry.camera import _far_enough, sample_focus
+    assert _far_enough(0.65, 1.0) and not _far_enough(0.66, 1.0)   # |0.65 - 1| == 0.35 * 1 exactly: far enough
+    # every focus draw lands at 0.9 x the target: too close, below it -> pushed to 0.65 x (in range)
+    below = _ScriptedRng([0.75], pick=lambda lo, hi: math.log(0.9) if lo < 0 and hi > 3 else lo)
+    assert sample_focus(below, 1.0)[:2] == ("locked_elsewhere", pytest.approx(0.65))
+    # at 0.9 x a 0.12 m target the near side (0.078 m) leaves the range: the far side (0.162 m)
+    low = _ScriptedRng([0.75], pick=lambda lo, hi: math.log(0.108) if lo < 0 and hi > 3 else lo)
+    assert sample_focus(low, 0.12)[1] == pytest.approx(0.162)
+    # a 30/1.35 m target pushed up lands exactly on the range's upper end, which is allowed
+    top = 30.0 / 1.35
+    edge = _ScriptedRng([0.75], pick=lambda lo, hi: math.log(top) if lo < 0 and hi > 3 else lo)
+    assert sample_focus(edge, top)[1] == 30.0
+    # and a 0.1/0.65 m target pushed down lands exactly on the lower end, also allowed
+    bottom = 0.1 / 0.65
+    edge = _ScriptedRng([0.75], pick=lambda lo, hi: math.log(0.9 * bottom) if lo < 0 and hi > 3 else lo)
+    assert sample_focus(edge, bottom)[1] == 0.1
+
+
+def test_random_unit_redraws_a_zero_vector():
+    from geometry.camera import _random_unit
+
+    class Zero:
+        def __init__(self):
+            self.draws = [np.zeros(3), np.array([3.0, 0.0, 4.0])]
+
+        def normal(self, size=None):
+            assert size == 3
+            return self.draws.pop(0)
+
+    assert _random_unit(Zero()).tolist() == pytest.approx([0.6, 0.0, 0.8])
+
+
+def test_look_at_short_up_vector_and_messages():
+    a = look_at([1.0, -3.0, 2.0], [0.0, 0.0, 0.5])
+    b = look_at([1.0, -3.0, 2.0], [0.0, 0.0, 0.5], up=(0.0, 0.0, 1e-9))   # only the direction of up counts
+    np.testing.assert_allclose(b, a, atol=1e-12)
+    with pytest.raises(ValueError, match=r"^look_at: eye and target coincide$"):
+        look_at([1.0, 2.0, 3.0], [1.0, 2.0, 3.0])
+
+
+def test_pose_for_phone_zoom_limit_is_inclusive():
+    T = np.eye(4)
+    pose_for_phone(PHONE, "main", 4.0 + 1e-12, "landscape", 40, T, "target", 1.0, 0.01)
+    with pytest.raises(ValueError, match="outside"):
+        pose_for_phone(PHONE, "main", 4.0 + 1e-11, "landscape", 40, T, "target", 1.0, 0.01)

@@ -569,3 +569,33 @@ def test_pose_for_phone_zoom_limit_is_inclusive():
     pose_for_phone(PHONE, "main", 4.0 + 1e-12, "landscape", 40, T, "target", 1.0, 0.01)
     with pytest.raises(ValueError, match="outside"):
         pose_for_phone(PHONE, "main", 4.0 + 1e-11, "landscape", 40, T, "target", 1.0, 0.01)
+
+
+def test_random_unit_keeps_a_short_vector():
+    from geometry.camera import _random_unit
+
+    class Short:
+        def __init__(self):
+            self.draws = [np.array([0.3, 0.0, 0.4]), np.array([0.0, 3.0, 4.0])]
+
+        def normal(self, size=None):
+            return self.draws.pop(0)
+
+    assert _random_unit(Short()).tolist() == pytest.approx([0.6, 0.0, 0.8])   # norm 0.5 is not "zero"
+
+
+def test_look_at_along_up_falls_back_past_an_axis_within_1e_3_of_the_view():
+    # looking straight along up = (0, 1, 7e-4): the world y axis is only 7e-4 rad off the view (< 1e-3),
+    # so the fallback skips it and takes x = normalised (view x world x-axis)
+    up = np.array([0.0, 1.0, 7e-4])
+    T = look_at([0.0, 0.0, 0.0], up, up=up)
+    z = up / np.linalg.norm(up)
+    x = np.cross(z, [1.0, 0.0, 0.0])
+    np.testing.assert_allclose(T[:3, 2], z, atol=1e-15)
+    np.testing.assert_allclose(T[:3, 0], x / np.linalg.norm(x), atol=1e-12)
+    # 2e-3 rad off: the y axis is used
+    up2 = np.array([0.0, 1.0, 2e-3])
+    T2 = look_at([0.0, 0.0, 0.0], up2, up=up2)
+    z2 = up2 / np.linalg.norm(up2)
+    x2 = np.cross(z2, [0.0, 1.0, 0.0])
+    np.testing.assert_allclose(T2[:3, 0], x2 / np.linalg.norm(x2), atol=1e-12)

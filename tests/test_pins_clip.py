@@ -133,7 +133,7 @@ def test_timeline_agent_lookup():
     b = _box_agent("b", Stationary(position=[2.0, 0.0, 0.5]))
     tl = Timeline(clip=ClipSpec(duration_s=1.0, sampling={"kind": "uniform", "k": 2}), agents=[a, b], camera=cam)
     assert tl.agent("b") is tl.agents[1]
-    with pytest.raises(KeyError, match="no agent 'c'"):
+    with pytest.raises(KeyError, match=r"^\"no agent 'c'\"$"):
         tl.agent("c")
 
 

@@ -133,6 +133,13 @@ def test_clothoid_position_is_the_integral_of_its_heading(start, heading_deg, L,
 def test_clothoid_with_no_curvature_change_is_a_line_or_an_arc():
     line = Path(start=[1.0, 1.0], heading_deg=90.0, segments=[Clothoid(length=2.0, k0=0.0, k1=0.0)])
     assert line.at(2.0) == pytest.approx((1.0, 3.0, math.pi / 2, 0.0))
+    # heading 30 deg: (1, 1) + 2 (cos 30, sin 30) = (1 + sqrt 3, 2)
+    slanted = Path(start=[1.0, 1.0], heading_deg=30.0, segments=[Clothoid(length=2.0, k0=0.0, k1=0.0)])
+    assert slanted.at(2.0) == pytest.approx((1.0 + math.sqrt(3), 2.0, math.pi / 6, 0.0))
+    # curvature 0.5 from heading 30 deg over pi / 3: a 30 deg left turn of radius 2 about
+    # (1, 1) + 2 (-sin 30, cos 30) = (0, 1 + sqrt 3), ending at the centre + 2 (sin 60, -cos 60) = (sqrt 3, sqrt 3)
+    arc30 = Path(start=[1.0, 1.0], heading_deg=30.0, segments=[Clothoid(length=math.pi / 3, k0=0.5, k1=0.5)])
+    assert arc30.at(math.pi / 3) == pytest.approx((math.sqrt(3), math.sqrt(3), math.pi / 3, 0.5))
     # equal end curvatures -0.5 from heading +y at (0, 0): a right circle of radius 2 about (2, 0)
     arc = Path(start=[0.0, 0.0], heading_deg=90.0, segments=[Clothoid(length=math.pi, k0=-0.5, k1=-0.5)])
     assert arc.at(math.pi) == pytest.approx((2.0, 2.0, 0.0, -0.5))

@@ -321,3 +321,281 @@ def test_look_at_is_a_rotation_and_projection_inverts_backprojection(eye, tgt, r
     # the target itself projects to the principal point
     uv_t, z_t = project(np.array([tgt]), K, T)
     assert np.allclose(uv_t, [[319.5, 239.5]], atol=1e-6) and z_t[0] == pytest.approx(np.linalg.norm(np.subtract(tgt, eye)))
+
+
+# ------------------------------------------------------------ edges (issue #16, second pass)
+
+def test_sample_phone_golden_draws_for_fixed_seeds():
+    """Same seed, same phone: the first draws of seeds 0 and 5 written out (model id, then lenses)."""
+    from geometry.camera import sample_phone
+    p0 = sample_phone(np.random.default_rng(0))
+    assert p0.model == "phone-d9c2" and [lens.name for lens in p0.lenses] == ["main"]
+    assert (p0.lenses[0].equiv_focal_mm, p0.lenses[0].sensor_width_mm, p0.lenses[0].fnumber) == pytest.approx(
+        (25.079147, 5.772089, 1.613222), abs=1e-6)
+    assert p0.max_digital_zoom == pytest.approx(6.853086, abs=1e-6)
+    p5 = sample_phone(np.random.default_rng(5))
+    assert p5.model == "phone-abb8" and [lens.name for lens in p5.lenses] == ["main", "ultrawide", "tele"]
+    assert [(lens.equiv_focal_mm, lens.sensor_width_mm, lens.fnumber) for lens in p5.lenses] == [
+        pytest.approx((27.231763, 7.764367, 1.828641), abs=1e-6),
+        pytest.approx((14.150107, 4.980336, 2.01811), abs=1e-6),
+        pytest.approx((119.954686, 4.904738, 2.540706), abs=1e-6)]
+
+
+def test_square_pixel_skew_limit_is_inclusive_and_message():
+    K = np.array([[1000.0, 1e-12, 300.0], [0, 1000.0, 250.0], [0, 0, 1]])
+    blender_camera_from_intrinsics(K, 800, 600)          # |skew| == 1e-12 is still "no skew"
+    K[0, 1] = 2e-12
+    with pytest.raises(ValueError, match=r"^Blender cameras need square pixels and no skew "
+                                         r"\(fx == fy, K\[0,1\] == 0\)$"):
+        blender_camera_from_intrinsics(K, 800, 600)
+
+
+def test_pixel_rays_of_an_integer_pose_are_float():
+    K = [[10, 0, 1], [0, 10, 0], [0, 0, 1]]
+    T = [[1, 0, 0, 3], [0, 1, 0, 4], [0, 0, 1, 5], [0, 0, 0, 1]]
+    origins, dirs, zpu = pixel_rays(K, T, 3, 1)
+    assert origins.dtype == np.float64 and dirs.dtype == np.float64
+    assert origins.tolist() == [[3.0, 4.0, 5.0]] * 3
+    n = math.sqrt(1.01)                                    # pixel (0, 0): direction (-0.1, 0, 1)
+    assert dirs[0] == pytest.approx([-0.1 / n, 0.0, 1 / n]) and zpu[1] == 1.0
+
+
+def test_backproject_scalar_and_column_depths():
+    K = np.array([[100.0, 0, 50.0], [0, 100.0, 40.0], [0, 0, 1]])
+    T = np.eye(4)
+    T[:3, 3] = [1.0, 2.0, 3.0]
+    # pixel (150, 40) at depth 2: x = (150 - 50) / 100 * 2 = 2, then shifted by the centre
+    assert backproject([150.0, 40.0], 2.0, K, T).tolist() == [[3.0, 2.0, 5.0]]
+    col = backproject([[50.0, 40.0], [50.0, 140.0]], [[1.0], [4.0]], K, T)
+    assert col.shape == (2, 3) and col.tolist() == [[1.0, 2.0, 4.0], [1.0, 6.0, 7.0]]
+
+
+def test_circle_of_confusion_close_to_the_lens_and_on_its_plane():
+    import warnings
+    p = pose(focus_distance_m=1.0, width=4000, height=3000)
+    # S2 = 0.5 mm (just in front of the camera): c = 3 * |0.5 - 1000| / 0.5 * 6 / 994 mm, over 8 mm -> 4000 px
+    c = circle_of_confusion_px(p, [[0, 0, 0.0005]])[0]
+    assert c == pytest.approx(3 * 999.5 / 0.5 * 6 / 994 / 8.0 * 4000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                     # on the camera plane: inf, with no RuntimeWarning
+        assert circle_of_confusion_px(p, [[0.3, 0.0, 0.0]]).tolist() == [math.inf]
+
+
+def test_motion_blur_close_points_and_points_the_camera_passes():
+    end = np.eye(4)
+    end[0, 3] = 0.001                                      # 1 mm sideways
+    p = pose(shake_end_cam_to_world=end.tolist(), focus_distance_m=2.0)
+    # 0.5 m in front: f * dx / z = 50 * 0.001 / 0.5 = 0.1 px, both ends in front of the camera
+    assert motion_blur_px(p, [[0, 0, 0.5]])[0] == pytest.approx(0.1)
+    fwd = np.eye(4)
+    fwd[2, 3] = 2.0                                        # the camera moves 2 m forward during the exposure
+    q = pose(shake_end_cam_to_world=fwd.tolist(), focus_distance_m=2.0)
+    # in front at shutter open (z = 1), behind at close (z = -1); in front, then at the camera centre
+    assert motion_blur_px(q, [[0, 0, 1.0], [0, 0, 2.0]]).tolist() == [math.inf, math.inf]
+    back = np.eye(4)
+    back[2, 3] = -2.0                                      # moving back: behind at open, in front at close
+    r = pose(shake_end_cam_to_world=back.tolist(), focus_distance_m=2.0)
+    # behind at open, in front at close; at the camera centre at open, in front at close
+    assert motion_blur_px(r, [[0, 0, -1.0], [0, 0, 0.0]]).tolist() == [math.inf, math.inf]
+
+
+def test_view_angle_non_unit_normal_and_rounding_at_the_ends():
+    # ray at 30 deg to +z; a short normal must give the same angle
+    assert view_angle_deg([1.0, 0, math.sqrt(3)], [0, 0, 0], [0, 0, 0.5]) == pytest.approx(30.0)
+    assert view_angle_deg([1.0, 0, math.sqrt(3)], [0, 0, 0], [0, 0, 0.5], two_sided=True) == pytest.approx(30.0)
+    # (2.8, 1.3, 0.2) normalised dotted with itself rounds to 1 + 2^-52: still exactly 0 (and 180), never nan
+    v = [2.8, 1.3, 0.2]
+    assert view_angle_deg(v, [0, 0, 0], v) == 0.0
+    assert view_angle_deg(v, [0, 0, 0], [-x for x in v]) == 180.0
+    assert type(view_angle_deg(v, [0, 0, 0], v)) is float   # a plain float (yaml.safe_dump can write it)
+
+
+def test_sample_phone_pose_zoom_mix_and_near_targets():
+    from geometry.camera import sample_phone_pose
+    rng = np.random.default_rng(21)
+    phone = Phone(model="phone-0002", lenses=[LENS], max_digital_zoom=5.0)
+    T = look_at([0, -4, 1.5], [0, 0, 0.8])
+    zooms = np.array([sample_phone_pose(rng, phone, T, [0, 0, 0.8], 64).digital_zoom for _ in range(2000)])
+    zoomed = zooms[zooms != 1.0]
+    # 80% of photos are not zoomed; the rest are uniform on [1, min(3, max zoom)]
+    assert abs(len(zoomed) / 2000 - 0.2) < 0.03
+    assert zoomed.min() < 1.05 and zoomed.max() > 2.95 and zoomed.max() <= 3.0
+    # a target half a metre in front of the lens is fine; one on the camera plane is "behind"
+    eye = look_at([0, 0, 0], [0, 1, 0])
+    p = sample_phone_pose(rng, phone, eye, [0, 0.5, 0], 64)
+    assert p.focus_mode != "target" or p.focus_distance_m == pytest.approx(0.5)
+    for behind in ([0, 0, 1.0], [0, -1.0, 0]):
+        with pytest.raises(ValueError, match=r"^target point is behind the camera$"):
+            sample_phone_pose(rng, phone, eye, behind, 64)
+
+
+def test_project_on_the_camera_plane_and_at_the_centre_is_quiet():
+    import warnings
+    K = np.array([[100.0, 0, 50.0], [0, 100.0, 40.0], [0, 0, 1]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                     # the caller masks z <= 0; no RuntimeWarning
+        uv, z = project([[1.0, 0.0, 0.0], [0.0, 0.0, 0.0]], K, np.eye(4))
+    assert z.tolist() == [0.0, 0.0]
+    assert uv[0, 0] == math.inf and np.isnan(uv[0, 1])   # (100, 0) / 0
+    assert np.isnan(uv[1]).all()
+
+
+class _ScriptedRng:
+    """Generator stand-in: random() replays `randoms`; uniform and integers return the low end, the high
+    end, or what `pick(lo, hi)` says; normal returns (0, 3, 4). Pins band edges and range ends exactly."""
+
+    def __init__(self, randoms, end="low", pick=None):
+        self.randoms, self.end, self.pick = list(randoms), end, pick
+
+    def random(self):
+        return self.randoms.pop(0)
+
+    def uniform(self, low=0.0, high=1.0):
+        if self.pick is not None:
+            return self.pick(low, high)
+        return low if self.end == "low" else high
+
+    def integers(self, low, high=None):
+        low, high = (0, low) if high is None else (low, high)
+        return low if self.end == "low" else high - 1
+
+    def normal(self, size=None):
+        return np.array([0.0, 3.0, 4.0])
+
+
+def test_sample_phone_band_edges_and_range_ends():
+    from geometry.camera import sample_phone
+    # random() == 0.40 / 0.35 is outside the ultrawide / tele bands (draw < p)
+    p = sample_phone(_ScriptedRng([0.40, 0.35], "low"))
+    assert p.model == "phone-0000" and [lens.name for lens in p.lenses] == ["main"]
+    assert (p.lenses[0].equiv_focal_mm, p.lenses[0].sensor_width_mm, p.lenses[0].fnumber) == (24.0, 5.6, 1.6)
+    assert p.max_digital_zoom == 2.0
+    p = sample_phone(_ScriptedRng([0.3999, 0.3499], "low"))
+    assert [(lens.name, lens.equiv_focal_mm, lens.sensor_width_mm, lens.fnumber) for lens in p.lenses] == [
+        ("main", 24.0, 5.6, 1.6), ("ultrawide", 13.0, 4.0, 2.0), ("tele", 65.0, 3.6, 2.4)]
+    p = sample_phone(_ScriptedRng([0.0, 0.0], "high"))
+    assert p.model == "phone-ffff" and p.max_digital_zoom == 10.0
+    assert [(lens.equiv_focal_mm, lens.sensor_width_mm, lens.fnumber) for lens in p.lenses] == [
+        (28.0, 9.8, 2.4), (16.0, 6.4, 2.4), (120.0, 5.6, 3.0)]
+
+
+def test_sample_phone_pose_band_edges():
+    from geometry.camera import sample_phone_pose
+    uw = LENS.model_copy(update={"name": "ultrawide", "focal_mm": 2.5})
+    tele = LENS.model_copy(update={"name": "tele", "focal_mm": 12.0})
+    phone = Phone(model="phone-0003", lenses=[LENS, uw, tele], max_digital_zoom=5.0)
+    T = look_at([0, -4, 1.5], [0, 0, 0.8])
+
+    def draw(randoms, end):   # lens band, zoom, orientation, then sample_focus's mode (0.5: target)
+        return sample_phone_pose(_ScriptedRng(randoms + [0.5], end), phone, T, [0, 0, 0.8], 64)
+
+    p = draw([0.80, 0.80, 0.60], "high")            # each edge belongs to the upper band
+    assert (p.lens.name, p.digital_zoom, p.orientation) == ("ultrawide", 3.0, "portrait")
+    assert p.shutter_s == pytest.approx(1 / 60)
+    p = draw([0.7999, 0.7999, 0.5999], "high")
+    assert (p.lens.name, p.digital_zoom, p.orientation) == ("main", 1.0, "landscape")
+    p = draw([0.90, 0.85, 0.0], "low")              # zoomed at the low end of [1, 3]
+    assert (p.lens.name, p.digital_zoom) == ("tele", 1.0) and p.shutter_s == pytest.approx(1 / 500)
+    assert draw([0.8999, 0.0, 0.0], "low").lens.name == "ultrawide"
+    small = Phone(model="phone-0004", lenses=[LENS], max_digital_zoom=2.0)
+    p = sample_phone_pose(_ScriptedRng([0.95, 0.9, 0.0, 0.5], "high"), small, T, [0, 0, 0.8], 64)
+    assert (p.lens.name, p.digital_zoom) == ("main", 2.0)   # no tele: main; zoom capped by the phone
+
+
+def test_sample_focus_band_edges_and_range_ends():
+    from geometry.camera import sample_focus
+    assert sample_focus(_ScriptedRng([0.6999], "low"), 2.0) == ("target", 2.0, pytest.approx(1 / 500), None)
+    assert sample_focus(_ScriptedRng([0.6999], "high"), 2.0) == ("target", 2.0, pytest.approx(1 / 60), None)
+    # u == 0.70: locked elsewhere; focus at the ends of [0.1, 30] m is far from a 2 m target
+    assert sample_focus(_ScriptedRng([0.70], "low"), 2.0) == (
+        "locked_elsewhere", pytest.approx(0.1), pytest.approx(1 / 500), None)
+    assert sample_focus(_ScriptedRng([0.8499], "high"), 2.0) == (
+        "locked_elsewhere", pytest.approx(30.0), pytest.approx(1 / 60), None)
+    # u == 0.85: shake, at the ends of the shutter, angular and linear speed ranges; directions (0, .6, .8)
+    mode, focus, shutter, shake = sample_focus(_ScriptedRng([0.85], "low"), 2.0)
+    assert (mode, focus, shutter) == ("shake", 2.0, pytest.approx(1 / 500))
+    assert shake.angular_velocity_rad_s == pytest.approx([0.0, 0.012, 0.016])
+    assert shake.linear_velocity_m_s == [0.0, 0.0, 0.0]
+    mode, focus, shutter, shake = sample_focus(_ScriptedRng([0.99], "high"), 2.0)
+    assert shutter == pytest.approx(1 / 25) and shake.angular_velocity_rad_s == pytest.approx([0.0, 0.12, 0.16])
+    assert shake.linear_velocity_m_s == pytest.approx([0.0, 0.03, 0.04])
+    with pytest.raises(ValueError, match=r"^target distance must be positive$"):
+        sample_focus(_ScriptedRng([0.5]), 0.0)
+
+
+def test_locked_focus_pushed_to_the_side_it_was_drawn_on():
+    from geometry.camera import _far_enough, sample_focus
+    assert _far_enough(0.65, 1.0) and not _far_enough(0.66, 1.0)   # |0.65 - 1| == 0.35 * 1 exactly: far enough
+    # every focus draw lands at 0.9 x the target: too close, below it -> pushed to 0.65 x (in range)
+    below = _ScriptedRng([0.75], pick=lambda lo, hi: math.log(0.9) if lo < 0 and hi > 3 else lo)
+    assert sample_focus(below, 1.0)[:2] == ("locked_elsewhere", pytest.approx(0.65))
+    # at 0.9 x a 0.12 m target the near side (0.078 m) leaves the range: the far side (0.162 m)
+    low = _ScriptedRng([0.75], pick=lambda lo, hi: math.log(0.108) if lo < 0 and hi > 3 else lo)
+    assert sample_focus(low, 0.12)[1] == pytest.approx(0.162)
+    # a 30/1.35 m target pushed up lands exactly on the range's upper end, which is allowed
+    top = 30.0 / 1.35
+    edge = _ScriptedRng([0.75], pick=lambda lo, hi: math.log(top) if lo < 0 and hi > 3 else lo)
+    assert sample_focus(edge, top)[1] == 30.0
+    # and a 0.1/0.65 m target pushed down lands exactly on the lower end, also allowed
+    bottom = 0.1 / 0.65
+    edge = _ScriptedRng([0.75], pick=lambda lo, hi: math.log(0.9 * bottom) if lo < 0 and hi > 3 else lo)
+    assert sample_focus(edge, bottom)[1] == 0.1
+
+
+def test_random_unit_redraws_a_zero_vector():
+    from geometry.camera import _random_unit
+
+    class Zero:
+        def __init__(self):
+            self.draws = [np.zeros(3), np.array([3.0, 0.0, 4.0])]
+
+        def normal(self, size=None):
+            assert size == 3
+            return self.draws.pop(0)
+
+    assert _random_unit(Zero()).tolist() == pytest.approx([0.6, 0.0, 0.8])
+
+
+def test_look_at_short_up_vector_and_messages():
+    a = look_at([1.0, -3.0, 2.0], [0.0, 0.0, 0.5])
+    b = look_at([1.0, -3.0, 2.0], [0.0, 0.0, 0.5], up=(0.0, 0.0, 1e-9))   # only the direction of up counts
+    np.testing.assert_allclose(b, a, atol=1e-12)
+    with pytest.raises(ValueError, match=r"^look_at: eye and target coincide$"):
+        look_at([1.0, 2.0, 3.0], [1.0, 2.0, 3.0])
+
+
+def test_pose_for_phone_zoom_limit_is_inclusive():
+    T = np.eye(4)
+    pose_for_phone(PHONE, "main", 4.0 + 1e-12, "landscape", 40, T, "target", 1.0, 0.01)
+    with pytest.raises(ValueError, match="outside"):
+        pose_for_phone(PHONE, "main", 4.0 + 1e-11, "landscape", 40, T, "target", 1.0, 0.01)
+
+
+def test_random_unit_keeps_a_short_vector():
+    from geometry.camera import _random_unit
+
+    class Short:
+        def __init__(self):
+            self.draws = [np.array([0.3, 0.0, 0.4]), np.array([0.0, 3.0, 4.0])]
+
+        def normal(self, size=None):
+            return self.draws.pop(0)
+
+    assert _random_unit(Short()).tolist() == pytest.approx([0.6, 0.0, 0.8])   # norm 0.5 is not "zero"
+
+
+def test_look_at_along_up_falls_back_past_an_axis_within_1e_3_of_the_view():
+    # looking straight along up = (0, 1, 7e-4): the world y axis is only 7e-4 rad off the view (< 1e-3),
+    # so the fallback skips it and takes x = normalised (view x world x-axis)
+    up = np.array([0.0, 1.0, 7e-4])
+    T = look_at([0.0, 0.0, 0.0], up, up=up)
+    z = up / np.linalg.norm(up)
+    x = np.cross(z, [1.0, 0.0, 0.0])
+    np.testing.assert_allclose(T[:3, 2], z, atol=1e-15)
+    np.testing.assert_allclose(T[:3, 0], x / np.linalg.norm(x), atol=1e-12)
+    # 2e-3 rad off: the y axis is used
+    up2 = np.array([0.0, 1.0, 2e-3])
+    T2 = look_at([0.0, 0.0, 0.0], up2, up=up2)
+    z2 = up2 / np.linalg.norm(up2)
+    x2 = np.cross(z2, [0.0, 1.0, 0.0])
+    np.testing.assert_allclose(T2[:3, 0], x2 / np.linalg.norm(x2), atol=1e-12)

@@ -339,3 +339,72 @@ def test_run_clip_job_builds_once_then_stops_before_rendering(tmp_path):
     with pytest.raises(ValueError):                       # the quality is validated before anything is built
         cj.run_clip_job(job.model_copy(update={"quality": {"bogus": 1}}), lambda rec: None, lambda: True, build=build)
     assert builds == [job]
+
+
+# -- Blender's two steps: posing a built clip scene at t, and the job's render step ---------------
+# A real calib_clip scene built in Blender (no render): what Cycles would see at shutter open
+# and close is read back from the scene's animation.
+
+def _built_scene(job):
+    from blender_envs.core.scene_reset import reset_scene
+
+    scene = reset_scene()
+    _env().build_function()(scene, sample_spec(job))
+    return scene
+
+
+def _world_at(scene, name, frame):
+    import bpy
+
+    scene.frame_set(frame)
+    return np.array(bpy.data.objects[name].matrix_world)
+
+
+def test_pose_scene_at_moves_every_agent_over_the_shutter(tmp_path):
+    job = _job(tmp_path)
+    spec = sample_spec(job)
+    scene = _built_scene(job)
+    timeline = _env().timeline(spec)
+    view = _env().sample_view(spec, None, 5, 32)
+    t = TIMES[5]
+    cj.pose_scene_at(scene, timeline, view.pose, t)
+    assert scene.render.use_motion_blur is True                  # also for a fixed camera (no shake)
+    assert scene.frame_current == 1
+    assert scene.camera is not None and (scene.render.resolution_x, scene.render.resolution_y) == (32, 24)
+    for agent in timeline.agents:
+        assert np.allclose(_world_at(scene, agent.track_id, 1), agent.pose(t), atol=1e-5), agent.track_id
+        assert np.allclose(_world_at(scene, agent.track_id, 2), agent.pose(t + view.pose.shutter_s), atol=1e-5)
+    moved = [a.track_id for a in timeline.agents if not np.allclose(a.pose(t), a.pose(t + view.pose.shutter_s))]
+    assert moved                                                 # some agent moves during the shutter
+
+
+def test_run_clip_job_renders_each_frame_posed_at_its_time(tmp_path, monkeypatch):
+    from blender_envs.core import render_passes
+    from blender_envs.core.settings import RenderSettings
+
+    job = _job(tmp_path, quality=preview_quality(long_side_px=32))
+    job = job.model_copy(update={"views": [2, 3]})
+    scene = _built_scene(job)
+    line = _env().timeline(sample_spec(job)).agent("line")
+    renders = []
+
+    def fake_render(sc, quality, seed=None):
+        renders.append((sc, quality, seed, np.array(sc.objects["line"].matrix_world)))
+        return _passes(sc.render.resolution_y, sc.render.resolution_x)
+
+    def build(j):
+        _, geo = _geo(j)
+        return scene, geo, {"build_s": 1.0, "export_s": 0.0}
+
+    monkeypatch.setattr(render_passes, "render_frame", fake_render)
+    records = []
+    cj.run_clip_job(job, records.append, build=build)
+    assert [r.frame_id for r in records] == ["calib_clip-random-00003-02", "calib_clip-random-00003-03"]
+    assert [r.timings["build_s"] for r in records] == [1.0, 0.0]
+    assert [sc for sc, *_ in renders] == [scene, scene]
+    assert [q for _, q, *_ in renders] == [RenderSettings.model_validate(job.quality)] * 2
+    assert [s for _, _, s, _ in renders] == [_blake(f"scenebench/7/calib_clip/random/3/{v}/cycles") % (2**31 - 1)
+                                             for v in (2, 3)]
+    for (_, _, _, M), t in zip(renders, (1.0, 1.5)):
+        assert np.allclose(M, line.pose(t), atol=1e-5)           # posed at the frame's time when rendered
+    assert max(records[0].camera["width"], records[0].camera["height"]) == 32

@@ -754,3 +754,27 @@ def test_run_scene_job_redraws_a_positive_scene_until_it_gives_up(tmp_path):
     assert builds == list(range(12))
     assert sorted(p.name for p in (tmp_path / "calib" / "scenes").glob("*.json"))[:3] == [
         "positive-00003-r1.json", "positive-00003-r10.json", "positive-00003-r11.json"]
+
+
+def test_run_scene_job_hands_a_clip_environment_to_the_clip_job(tmp_path):
+    """A clip is one job: its scene is built once with the job's build step, then its frames
+    are rendered by render_farm.clip_job (stopped here before the first frame)."""
+    q = preview_quality(long_side_px=32)
+    j = plan_jobs("calib_clip", 8, 8, "random", set(), root_seed=7, run_dir=str(tmp_path / "calib_clip"),
+                  quality=q, device="cpu")[0]
+    builds = []
+
+    def build(job, redraw=0):
+        builds.append((job.scene_id, redraw))
+        store = RunStore(job.run_dir)
+        store.create()
+        return "scene", save_scene(job, store, sample_spec(job), CALIB_INFO, _far_floor()), NO_BUILD_TIMINGS
+
+    with pytest.raises(JobStopped, match="^random-00000$"):
+        run_scene_job(j, [].append, should_stop=lambda: True, build=build, camera=None)
+    assert builds == [("random-00000", 0)]
+    assert (tmp_path / "calib_clip" / "scenes" / "random-00000.json").is_file()
+    # the clip's faults strike inside it (at a frame), not at the job's start
+    late = j.model_copy(update={"faults": FaultPlan(raise_in=["random-00000"], at_frame=3)})
+    with pytest.raises(JobStopped):
+        run_scene_job(late, [].append, should_stop=lambda: True, build=build, camera=None)

@@ -408,3 +408,23 @@ def test_run_clip_job_renders_each_frame_posed_at_its_time(tmp_path, monkeypatch
     for (_, _, _, M), t in zip(renders, (1.0, 1.5)):
         assert np.allclose(M, line.pose(t), atol=1e-5)           # posed at the frame's time when rendered
     assert max(records[0].camera["width"], records[0].camera["height"]) == 32
+
+
+def test_clip_frame_draws_the_view_from_the_frames_view_seed(tmp_path):
+    """calib_clip's views draw nothing (the camera at t); an environment whose views do draw gets the
+    generator of the frame's coordinates, pose attempt 0."""
+    draws = []
+    real = _env().sample_view
+
+    def sample_view(spec, rng, view_index, long_side_px, attempt=0):
+        draws.append((int(rng.integers(0, 2**62)), view_index, attempt))
+        return real(spec, rng, view_index, long_side_px, attempt)
+
+    env = dataclasses.replace(_env(), sample_view=sample_view)
+    job = _job(tmp_path)
+    store, geo = _geo(job)
+    isp = cj.clip_isp(env, geo.spec, PARTS)(4)
+    cj.clip_frame(job, env, _Scorer(), store, geo, PARTS, isp, 4, 32, {}, 1,
+                  lambda pose, t, seed: _passes(pose.height, pose.width))
+    want = np.random.default_rng(_blake("scenebench/7/calib_clip/random/3/4/view/0")).integers(0, 2**62)
+    assert draws == [(int(want), 4, 0)]

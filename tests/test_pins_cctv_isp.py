@@ -92,3 +92,13 @@ def test_frame_params_drift_linearly_and_stop_at_the_bias_bound():
     assert frame_params(CctvIsp(base=base, drift_ev_per_s=2.0), 3.0).exposure_bias_ev == 4.0
     assert frame_params(CctvIsp(base=base, drift_ev_per_s=-2.0), 3.0).exposure_bias_ev == -4.0
     assert frame_params(CctvIsp(base=base, drift_ev_per_s=-1.4), 3.0).exposure_bias_ev == pytest.approx(-3.95)
+
+
+def test_white_balance_is_clipped_at_both_ends():
+    """Seed 1312's blue gain draws N(1, 0.06) = 1.2490 and seed 1259's 0.7921 (the fourth draw of the
+    generator: iso, bias, red, blue): both are clipped to the [0.8, 1.2] band."""
+    for seed, raw, clipped in ((1312, 1.2489696054455812, 1.2), (1259, 0.792138311673901, 0.8)):
+        rng = np.random.default_rng(seed)
+        rng.uniform(0.3, 1.0), rng.uniform(-0.4, 0.4), rng.normal(1.0, 0.06)
+        assert rng.normal(1.0, 0.06) == pytest.approx(raw, abs=1e-12)
+        assert sample_cctv_isp(np.random.default_rng(seed)).base.wb_b == clipped

@@ -184,7 +184,7 @@ def _frame(tmp_path, scorer, view_index=2, level=0.3, renders=1, timings=None):
         shots.append((pose, t, seed))
         return _passes(pose.height, pose.width, level)
 
-    ticks = iter(range(0, 1000, 2))                  # every timed step takes 2 s
+    ticks = iter(range(100, 1000, 2))                # every timed step takes 2 s (from t = 100 s)
     rec = cj.clip_frame(job, _env(), scorer, store, geo, PARTS, isp, view_index, 32,
                         timings or {"build_s": 3.0, "export_s": 0.5}, renders, shoot, clock=lambda: float(next(ticks)))
     return job, store, geo, isp, shots, rec

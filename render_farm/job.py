@@ -390,7 +390,7 @@ def run_scene_job(job: SceneJob, emit: Callable[[FrameRecord], None],
     if env.is_clip:  # one clip: one build, its sampled timestamps as the views
         from render_farm.clip_job import run_clip_job
 
-        return run_clip_job(job, emit, should_stop)
+        return run_clip_job(job, emit, should_stop, build=build)
     run_views(job, env, env.scorer_module(), quality.long_side_px, emit, should_stop,
               build=lambda redraw: build(job, redraw),
               shoot=lambda scene, pose, parts, attempt: camera(scene, pose, quality, parts, attempt))

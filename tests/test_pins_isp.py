@@ -351,3 +351,32 @@ def test_process_frame_uses_the_params_quality(tmp_path):
     path = tmp_path / "a" / "f.jpg"
     write_jpeg_atomic(path, jpg)
     assert path.read_bytes() == jpg and (path.stat().st_mode & 0o777) == 0o644
+
+
+def test_empty_image_message_and_the_srgb_knee_itself():
+    with pytest.raises(ValueError, match=r"^empty image$"):
+        isp._as_linear(np.ones((0, 2, 3)))
+    # at the knee y = 0.0031308 the linear segment applies: 12.92 y (the power curve gives 0.04044991)
+    y = np.array([0.0031308], np.float32)
+    assert srgb_oetf(y)[0] == np.float32(12.92) * y[0] == np.float32(0.040449936)
+
+
+def test_vignette_of_a_two_pixel_row():
+    # centre (0.5, 0): both pixel centres are corners, r = 1, gain 1 - strength
+    assert vignette_gain(1, 2, 0.5).tolist() == [[0.5, 0.5]]
+    assert vignette_gain(1, 1, 0.5).tolist() == [[1.0]]          # a single pixel has no corner distance
+
+
+def test_noise_with_either_term_alone_is_drawn():
+    x = np.full((8, 8, 3), 0.25, np.float32)
+    shot_only = add_sensor_noise(x, IspParams(shot_gain=1.0, read_sigma=0.0), np.random.default_rng(0))
+    read_only = add_sensor_noise(x, IspParams(shot_gain=0.0, read_sigma=1.0), np.random.default_rng(0))
+    for out in (shot_only, read_only):                       # sigma 0.5 and 1.0 around 0.25
+        assert not np.array_equal(out, x) and out.std() > 0.2
+
+
+def test_chromatic_aberration_keeps_each_channel_its_own():
+    x = np.empty((6, 8, 3), np.float32)
+    x[:, :, 0], x[:, :, 1], x[:, :, 2] = 0.1, 0.5, 0.9            # flat channels: magnifying changes nothing
+    out = apply_chromatic_aberration(x, 0.01)
+    np.testing.assert_allclose(out, x, atol=1e-6)

@@ -754,3 +754,79 @@ def test_run_scene_job_redraws_a_positive_scene_until_it_gives_up(tmp_path):
     assert builds == list(range(12))
     assert sorted(p.name for p in (tmp_path / "calib" / "scenes").glob("*.json"))[:3] == [
         "positive-00003-r1.json", "positive-00003-r10.json", "positive-00003-r11.json"]
+
+
+def test_run_scene_job_hands_a_clip_environment_to_the_clip_job(tmp_path):
+    """A clip is one job: its scene is built once with the job's build step, then its frames
+    are rendered by render_farm.clip_job (stopped here before the first frame)."""
+    q = preview_quality(long_side_px=32)
+    j = plan_jobs("calib_clip", 8, 8, "random", set(), root_seed=7, run_dir=str(tmp_path / "calib_clip"),
+                  quality=q, device="cpu")[0]
+    builds = []
+
+    def build(job, redraw=0):
+        builds.append((job.scene_id, redraw))
+        store = RunStore(job.run_dir)
+        store.create()
+        return "scene", save_scene(job, store, sample_spec(job), CALIB_INFO, _far_floor()), NO_BUILD_TIMINGS
+
+    with pytest.raises(JobStopped, match="^random-00000$"):
+        run_scene_job(j, [].append, should_stop=lambda: True, build=build, camera=None)
+    assert builds == [("random-00000", 0)]
+    assert (tmp_path / "calib_clip" / "scenes" / "random-00000.json").is_file()
+    # the clip's faults strike inside it (at a frame), not at the job's start
+    late = j.model_copy(update={"faults": FaultPlan(raise_in=["random-00000"], at_frame=3)})
+    with pytest.raises(JobStopped):
+        run_scene_job(late, [].append, should_stop=lambda: True, build=build, camera=None)
+
+
+# -- Blender's two steps themselves: a real calib scene built (no render), and the camera step with
+# Cycles' render call recorded. They need bpy (imported once); the render itself is covered by the
+# render-marked farm tests.
+
+def test_build_scene_builds_the_jobs_spec_in_blender_and_saves_its_geometry(tmp_path):
+    from render_farm.job import build_scene
+    from geometry.raycast import SceneMesh
+
+    j = _job(3, run_dir=str(tmp_path / "calib"), quality=preview_quality(long_side_px=40, samples=3))
+    RunStore(j.run_dir).create()
+    scene, geo, timings = build_scene(j, 2)
+    assert scene.render.engine == "CYCLES" and scene.cycles.samples == 3 and scene.cycles.device == "CPU"
+    assert scene.cycles.seed == scene_cycles_seed(j, 2) == _blake("scenebench/7/calib/random/3/redraw/2/cycles") % (
+        2**31 - 1)
+    assert geo.spec == sample_spec(j, 2) and geo.state.scene_id == "random-00003-r2"
+    assert set(CALIB_TARGETS) <= {o.name for o in geo.state.objects}
+    assert set(CALIB_TARGETS) <= {o.name for o in scene.objects}     # the calib builder ran on this scene
+    with np.load(tmp_path / "calib" / "scenes" / "random-00003-r2.npz") as z:
+        saved = SceneMesh(**{k: z[k] for k in z.files})
+    assert np.array_equal(saved.triangles, geo.mesh.triangles) and len(geo.mesh.triangles) > 12
+    assert list(timings) == ["build_s", "export_s"] and timings["build_s"] > 0 and timings["export_s"] > 0
+    assert SceneState.model_validate_json((tmp_path / "calib" / "scenes" / "random-00003-r2.json").read_text()) == \
+        geo.state
+
+
+def test_photograph_renders_the_pose_with_the_attempts_seed(tmp_path, monkeypatch):
+    from blender_envs.core import render_passes
+    from blender_envs.core.scene_reset import reset_scene
+    from blender_envs.core.settings import RenderSettings
+    from render_farm.job import photograph
+
+    j = _job(3, quality=preview_quality(long_side_px=40))
+    spec = sample_spec(j)
+    scene = reset_scene()
+    _calib().build_function()(scene, spec)
+    view = _calib().sample_view(spec, np.random.default_rng(0), 1, 40)
+    quality = RenderSettings.model_validate(j.quality)
+    calls = []
+
+    def fake_render(sc, q, seed=None):
+        calls.append((sc, q, seed, sc.render.resolution_x, sc.render.resolution_y, sc.camera is not None))
+        return _passes(sc.render.resolution_y, sc.render.resolution_x)
+
+    monkeypatch.setattr(render_passes, "render_frame", fake_render)
+    parts = ("scenebench", 7, "calib", "random", 3, 1)
+    photo = photograph(scene, view.pose, quality, parts, 2)
+    assert calls == [(scene, quality, _blake("scenebench/7/calib/random/3/1/cycles/2") % (2**31 - 1),
+                      view.pose.width, view.pose.height, True)]
+    assert photo.isp == sample_isp_params(np.random.default_rng(_blake("scenebench/7/calib/random/3/1/isp/2")))
+    assert photo.jpeg == develop(_passes(view.pose.height, view.pose.width), photo_seeds(parts, 2)).jpeg

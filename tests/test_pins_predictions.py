@@ -95,7 +95,7 @@ def test_missing_newline_is_a_good_line_and_fixed(tmp_path):
     f = pr.read_predictions_file(p)
     assert f.missing_newline and not f.torn_last_line and f.replies == {"a": "x", "b": "y"}
     pr.cut_torn_tail(f)
-    assert p.read_bytes().endswith(b'"y"}\n') and not f.missing_newline
+    assert p.read_bytes().endswith(b'"y"}\n') and f.missing_newline is False
     before = p.read_bytes()
     pr.cut_torn_tail(pr.read_predictions_file(p))
     assert p.read_bytes() == before
@@ -189,3 +189,70 @@ def test_settle_model_names_reports_the_first_name_still_shared(tmp_path):
     assert [f.model for f in files] == ["r", "r", "q", "q", "j"]
     three = [_named(tmp_path, f"e{i}", "s", "m") for i in range(3)]
     assert pr.settle_model_names(three) == "s" and {f.model for f in three} == {"s"}
+
+
+def test_file_size_cap_is_exact(tmp_path, monkeypatch):
+    monkeypatch.setattr(pr, "MAX_FILE_BYTES", 60)
+    body = line(id="a", response="x" * 30)                              # 44 bytes
+    exact = write(tmp_path, body + " " * (60 - len(body) - 1) + "\n", name="exact.jsonl")
+    assert exact.stat().st_size == 60
+    assert set(pr.read_predictions_file(exact).records) == {"a"}        # at the cap: read
+    over = write(tmp_path, body + " " * (61 - len(body) - 1) + "\n", name="over.jsonl")
+    with pytest.raises(pr.PredictionsError, match=r"^predictions file .*over\.jsonl is larger than 0 MiB$"):
+        pr.read_predictions_file(over)
+
+
+def test_unreadable_file_is_refused_in_one_line(tmp_path, monkeypatch):
+    p = write(tmp_path, line(id="a", response="x"))
+
+    def denied(self, *a, **kw):
+        raise PermissionError(13, "Permission denied")                 # what a non-root reader gets for mode 000
+
+    monkeypatch.setattr(pr.Path, "open", denied)
+    with pytest.raises(pr.PredictionsError) as exc:
+        pr.read_predictions_file(p)
+    assert str(exc.value) == f"predictions file {p}: Permission denied"
+
+    def odd(self, *a, **kw):
+        raise OSError("device went away")                               # no strerror: the error's own text
+
+    monkeypatch.setattr(pr.Path, "open", odd)
+    with pytest.raises(pr.PredictionsError) as exc:
+        pr.read_predictions_file(p)
+    assert str(exc.value) == f"predictions file {p}: device went away"
+
+
+def test_lines_reads_only_the_size_it_was_given():
+    """A writer appending while the file is read: lines past the size stat() gave are left for next time."""
+    import io
+    data = b'{"id": "a"}\n{"id": "b"}\n'
+    assert [(n, off, raw, nl) for n, off, raw, nl in pr._lines(io.BytesIO(data), 12)] == [(1, 0, b'{"id": "a"}\n', True)]
+    assert [n for n, *_ in pr._lines(io.BytesIO(data), len(data))] == [1, 2]
+    assert list(pr._lines(io.BytesIO(data), 0)) == []
+
+
+def test_oversize_lines_keep_the_offsets_and_newline_flags_exact(tmp_path, monkeypatch):
+    monkeypatch.setattr(pr, "MAX_LINE_BYTES", 40)
+    good = line(id="a", response="x")                                   # 31 bytes
+    big = json.dumps({"id": "big", "response": "y" * 200}) + "\n"       # skipped in 40-byte reads
+    p = write(tmp_path, good + big + '{"id": "b", "resp')
+    f = pr.read_predictions_file(p)
+    assert f.oversize_lines == [2] and f.torn_last_line and f.torn_offset == len(good) + len(big)
+    pr.cut_torn_tail(f)
+    assert p.read_text() == good + big and f.missing_newline is False
+    # an oversize last line with its newline is complete; without one it lacks the newline
+    q = write(tmp_path, good + big, name="q.jsonl")
+    g = pr.read_predictions_file(q)
+    assert g.oversize_lines == [2] and g.missing_newline is False and not g.torn_last_line
+    r = write(tmp_path, good + big[:-1], name="r.jsonl")
+    assert pr.read_predictions_file(r).missing_newline is True
+
+
+def test_last_line_of_exactly_the_line_cap_without_newline_is_read(tmp_path, monkeypatch):
+    monkeypatch.setattr(pr, "MAX_LINE_BYTES", 40)
+    rec = json.dumps({"id": "e", "response": ""}).ljust(40)             # 40 bytes, the cap, then EOF
+    assert len(rec) == 40
+    f = pr.read_predictions_file(write(tmp_path, line(id="a", response="x") + rec))
+    assert set(f.records) == {"a", "e"} and f.oversize_lines == [] and f.missing_newline is True
+    g = pr.read_predictions_file(write(tmp_path, rec + " ", name="g.jsonl"))   # 41 bytes: over the cap
+    assert g.oversize_lines == [1] and g.records == {}

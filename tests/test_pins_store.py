@@ -94,8 +94,9 @@ def test_other_fingerprint_is_refused_with_the_differences(tmp_path):
     store = _run(tmp_path, RECS)
     with pytest.raises(ConfigMismatchError) as exc:
         store.open_run({**FP, "seed": 1, "width": 8}, False, _never)
-    msg = str(exc.value)
-    assert "seed: 0 -> 1" in msg and "width: 6 -> 8" in msg and "height" not in msg and "new_run=true" in msg
+    assert str(exc.value) == (f"{store.dir} holds a run with a different config (seed: 0 -> 1; width: 6 -> 8); "
+                              "rerun with new_run=true (make ... NEW_RUN=1) to move it aside and start over, "
+                              "or pick another OUT")
     assert store.records_path.exists()
     # new_run moves it aside, numbering previous runs
     assert store.open_run({**FP, "seed": 1}, True, _never) == ("new", {})
@@ -111,9 +112,11 @@ def test_foreign_records_are_refused_or_moved_aside(tmp_path):
     def foreign(rec):
         return "seed differs" if rec.scene_id == "random-00001" else None
 
-    with pytest.raises(ConfigMismatchError, match=r"holds 1 of 3 frames of another config "
-                                                  r"\(first: calib-random-00001-00: seed differs\)"):
+    with pytest.raises(ConfigMismatchError) as exc:
         store.open_run(FP, False, foreign)
+    assert str(exc.value) == (f"{store.records_path} holds 1 of 3 frames of another config "
+                              "(first: calib-random-00001-00: seed differs); rerun with new_run=true "
+                              "(make ... NEW_RUN=1) to move it aside and start over, or pick another OUT")
     assert store.open_run(FP, True, foreign) == ("new", {})
     assert (tmp_path / "calib.previous-1").is_dir() and not store.dir.exists()
 
@@ -154,7 +157,8 @@ def test_a_damaged_frame_is_dropped_and_redone(tmp_path, damage, caplog):
     with caplog.at_level(logging.WARNING, logger="render_farm.store"):
         state, kept = _damaged(tmp_path, damage)
     assert state == "resume" and kept == [IDS[0], IDS[2]]
-    assert "redoing 1 frame(s) whose files are missing or corrupt and dropping 0 unreadable line(s)" in caplog.text
+    assert caplog.messages == [f"{tmp_path / 'calib'}: redoing 1 frame(s) whose files are missing or corrupt and "
+                               "dropping 0 unreadable line(s) of records.jsonl"]
 
 
 @pytest.mark.parametrize("damage", [
@@ -243,7 +247,8 @@ def test_lost_manifest_with_own_records_is_repaired(tmp_path, damage, what, capl
         state, finished = store.open_run(FP, False, _never)
     assert state == "repaired" and list(finished) == IDS
     if what:
-        assert f"manifest.json is {what}; its 3 records match this config" in caplog.text
+        assert caplog.messages == [f"{store.dir}: manifest.json is {what}; its 3 records match this config (env, "
+                                   "seed, image size), so the run resumes and the manifest is rewritten"]
 
 
 def test_manifest_reader(tmp_path):
@@ -255,9 +260,11 @@ def test_manifest_reader(tmp_path):
     assert store._read_manifest() == "unreadable"
 
 
-def test_lost_manifest_without_records_is_a_new_run(tmp_path):
+def test_lost_manifest_without_records_is_a_new_run(tmp_path, caplog):
     store = _run(tmp_path, [], manifest=False)
-    assert store.open_run(FP, False, _never) == ("new", {})
+    with caplog.at_level(logging.WARNING, logger="render_farm.store"):
+        assert store.open_run(FP, False, _never) == ("new", {})
+    assert caplog.messages == [] and not store.records_path.exists()      # nothing to repair, nothing written
     store.manifest_path.write_text("garbage")
     assert store.open_run(FP, False, _never) == ("new", {})
     assert store.dir.is_dir()  # nothing moved aside
@@ -265,16 +272,18 @@ def test_lost_manifest_without_records_is_a_new_run(tmp_path):
 
 def test_temp_files_of_killed_writes_are_removed(tmp_path):
     store = _run(tmp_path, RECS)
+    (store.dir / "clips").mkdir()
     temps = [store.dir / ".manifest.json.abc.tmp", store.dir / "frames" / ".x.jpg.1.tmp",
-             store.dir / "passes" / ".y.npz.2.tmp", store.dir / "scenes" / ".z.json.3.tmp"]
+             store.dir / "passes" / ".y.npz.2.tmp", store.dir / "scenes" / ".z.json.3.tmp",
+             store.dir / "clips" / ".c.mp4.4.tmp"]
     keep = [store.dir / "frames" / "visible.tmp", store.dir / ".hidden", store.dir / "frames" / ".a.tmp.bak"]
     for p in temps + keep:
         p.write_bytes(b"x")
     assert store.open_run(FP, False, _never)[0] == "resume"
-    assert [p.exists() for p in temps] == [False] * 4
+    assert [p.exists() for p in temps] == [False] * 5
     assert all(p.exists() for p in keep)
     # a run whose subdirectories are gone still opens
-    for sub in ("frames", "passes", "scenes"):
+    for sub in ("frames", "passes", "scenes", "clips"):
         for p in (store.dir / sub).iterdir():
             p.unlink()
         (store.dir / sub).rmdir()
@@ -298,3 +307,15 @@ def test_append_canonicalise_and_failures(tmp_path):
         f.write(b"\xff\n{torn\n")
     store.append_failure({"b": 1, "a": [1]})
     assert store.load_failures() == [{"scene": "random-00001", "attempt": 2, "error": "boom"}, {"a": [1], "b": 1}]
+
+
+def test_reading_an_intact_log_does_not_rewrite_it(tmp_path):
+    """A finished run is read (packagers, a resume) without writing into it: only a torn log is rewritten."""
+    store = _run(tmp_path, RECS)
+    ino = store.records_path.stat().st_ino
+    assert list(store.load_records()) == IDS
+    assert store.open_run(FP, False, _never)[0] == "resume"
+    assert store.records_path.stat().st_ino == ino
+    store.records_path.write_bytes(b"")
+    ino = store.records_path.stat().st_ino
+    assert store.load_records() == {} and store.records_path.stat().st_ino == ino

@@ -131,6 +131,8 @@ def mutmut_table(base: dict, plan: Plan, settings: dict) -> str:
              f"also_copy = {json.dumps(base.get('also_copy', []))}",
              f"pytest_add_cli_args_test_selection = {json.dumps(selection)}",
              f"pytest_add_cli_args = {json.dumps(base.get('pytest_add_cli_args', []))}"]
+    if "timeout_multiplier" in base:
+        lines.append(f"timeout_multiplier = {float(base['timeout_multiplier'])!r}")
     return "\n".join(lines) + "\n"
 
 

@@ -65,6 +65,7 @@ def test_work_folder_config_mutates_one_module_against_its_tests(settings):
     assert selection[:4] == ["tests/test_a.py", "tests/test_b.py", "-m", "not render and not ray"]
     assert f"--deselect={mutants['deselect'][0]}" in selection
     assert table["source_paths"] == base["source_paths"]
+    assert table["timeout_multiplier"] == 4.0      # a mutant that loops forever ends in seconds of CPU
     # everything else of the project's pyproject is kept
     assert data["project"]["name"] == tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["name"]
     assert data["tool"]["scenebench"]["mutants"] == mutants

@@ -91,13 +91,13 @@ def agents_in_frame(*positions):
 @pytest.mark.parametrize("position, inside", [
     ((0.0, 0.0, 1.0), True),            # image centre (31.5, 23.5)
     ((-1.0, 0.0, 1.0), True),           # u = -0.5: the left edge is in
-    ((-1.0625, 0.0, 1.0), False),       # u = -2.5
+    ((-1.015625, 0.0, 1.0), False),     # u = -1.0, half a pixel outside
     ((1.0, 0.0, 1.0), False),           # u = 63.5: the right edge is out
-    ((0.9375, 0.0, 1.0), True),         # u = 61.5
+    ((0.984375, 0.0, 1.0), True),       # u = 63.0, half a pixel inside
     ((0.0, -0.75, 1.0), True),          # v = -0.5: the top edge is in
-    ((0.0, -0.8125, 1.0), False),       # v = -2.5
+    ((0.0, -0.765625, 1.0), False),     # v = -1.0, half a pixel outside
     ((0.0, 0.75, 1.0), False),          # v = 47.5: the bottom edge is out
-    ((0.0, 0.6875, 1.0), True),         # v = 45.5
+    ((0.0, 0.734375, 1.0), True),       # v = 47.0, half a pixel inside
     ((0.0, 0.0, 0.5), True),            # half a metre in front, still the centre
     ((1.0, 0.0, -1.0), False),          # behind the camera: projects to u = -0.5, but z < 0
     ((0.0, 0.0, -1.0), False),          # behind the camera at the centre pixel

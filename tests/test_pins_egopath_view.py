@@ -25,7 +25,6 @@ from geometry.egopath_schema import GeometryParams
 from geometry.raycast import Raycaster, SceneMesh
 from geometry.scene import SceneObject, SceneState, View
 from scorers.context import SceneGeometry
-from scorers.egopath_language import INTENTS
 
 
 def piece(name, category, xy, size, color="red", size_word="", boxes=None):
@@ -436,20 +435,65 @@ def test_start_margin_is_3_percent_of_the_long_side():
 
 def test_ground_truth_worked_example():
     """The table 4 m ahead (footprint x 4.5-5.5) from a camera at (0.5, 2.5): one target named
-    "table" (the only one), its route unit with an intent request for a table, the scene group."""
+    "table" (the only one), its route unit with an intent request for a table, the scene group.
+    The start is the floor under the bottom-centre scan (v = 120 - 0.5 - 5 = 114.5: depth
+    1.5 / 0.6875 = 2.18 m), 1.8 m from the table's footprint: a route unit."""
     view = View(view_index=0, pose=pose_at(eye=(0.5, 2.5, 1.5), width=160), target="table_0")
     timings: dict = {}
     gt = epv.ground_truth(ROOM_GEO, view, timings=timings)
     assert gt["scene_group"] == "g-hand"
     assert gt["image_size"] == [160, 120] and gt["camera_xy"] == [0.5, 2.5]
     assert [t["name"] for t in gt["targets"]] == ["table_0"]
+    assert [v["name"] for v in gt["visible_objects"]] == ["table_0"]
     (unit,) = gt["routes"]
     assert unit["target_object_id"] == obj_id(ROOM_GEO, "table_0") and unit["target_text"] == "table"
+    assert unit["start_id"] == 1 and unit["point_reference"][0] == 1
     request, cue = unit["intent"].split("; take me to the ")
-    assert request in INTENTS["table"]
-    assert unit["intent_cues"] and cue.endswith("one") or " one " in f" {cue} "
+    assert request in ("I need to set down this dinner tray",                  # egopath_language.INTENTS["table"]
+                       "Let's serve the dinner plates somewhere we can all eat together")
+    assert len(unit["intent_cues"]) == 1 and cue in ("red one", "one nearest to me", "one farthest from me")
     assert timings and all(v >= 0 for v in timings.values())
     assert epv.ground_truth(ROOM_GEO, view) == gt                        # deterministic
+    # the draws of this view: waypoints from default_rng([5, 0, 7]), the request from default_rng([5, 0, 11])
+    (start, second) = gt["traversability"]["waypoints"][:2]
+    assert start["pixel"] == [80.5, 114.5]
+    assert second["pixel"] == pytest.approx([52.08388, 83.97181], abs=1e-4)
+    assert len(gt["traversability"]["waypoints"]) == 17
+    assert unit["intent"] == "I need to set down this dinner tray; take me to the one farthest from me"
+    assert unit["intent_cues"] == ["distance:farthest"]
+    other = epv.ground_truth(ROOM_GEO, view.model_copy(update={"view_index": 1}))
+    assert other["traversability"]["waypoints"][1]["pixel"] == pytest.approx([20.42728, 103.77230], abs=1e-4)
+    assert other["routes"][0]["intent"] == "I need to set down this dinner tray; take me to the one nearest to me"
+
+
+def test_ground_truth_start_distance_texts_and_intents():
+    """A table 1.1 m from the start (footprint x 3.7-4.7, y 1-2; the start near (2.68, 2.5)) is a
+    target without a route unit (< 1.5 m); a piano 2.8 m away gets one, with no intent request
+    (no request implies a piano)."""
+    spec = spec_of([piece("table_0", "table", (4.2, 1.5), (1.0, 1.0, 0.8)),
+                    piece("piano_0", "piano", (6.0, 3.5), (1.0, 1.0, 1.0), color="black")],
+                   W=8.0, D=5.0, walls=True, height=2.5)
+    geo = geo_of(spec)
+    view = View(view_index=0, pose=pose_at(eye=(0.5, 2.5, 1.5), width=160), target="table_0")
+    gt = epv.ground_truth(geo, view)
+    assert sorted(t["name"] for t in gt["targets"]) == ["piano_0", "table_0"]
+    (unit,) = gt["routes"]
+    assert unit["target_object_id"] == obj_id(geo, "piano_0") and unit["target_text"] == "piano"
+    assert unit["intent"] is None and unit["intent_cues"] == []
+
+
+def test_ground_truth_leaves_out_targets_without_a_unique_phrase():
+    """Two identical red chairs 0.4 m apart in depth (inside the 0.5 m nearest/farthest margin),
+    nothing else in view: no phrase picks one out, so neither is a target of the annotation."""
+    chairs = [piece("chair_0", "chair", (4.5, 2.0), (0.5, 0.5, 0.9)), piece("chair_1", "chair", (4.9, 3.0),
+                                                                             (0.5, 0.5, 0.9))]
+    geo = geo_of(spec_of(chairs, W=8.0, D=5.0, walls=True, height=2.5))
+    pose = pose_at(eye=(0.5, 2.5, 1.5), width=160)
+    targets, _ = epv.view_objects(geo, pose)
+    assert sorted(t.name for t in targets) == ["chair_0", "chair_1"]
+    gt = epv.ground_truth(geo, View(view_index=0, pose=pose, target="chair_0"))
+    assert gt["targets"] == [] and gt["routes"] == []
+    assert sorted(v["name"] for v in gt["visible_objects"]) == ["chair_0", "chair_1"]
 
 
 def test_ground_truth_without_a_start():

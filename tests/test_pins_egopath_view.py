@@ -97,6 +97,9 @@ def test_object_id_lists():
 
 TABLE = piece("table_0", "table", (4.0, 4.0), (1.0, 1.0, 0.8))      # footprint x 3.5-4.5: 2.5 m from the camera
 TABLE_GEO = geo_of(spec_of([TABLE]))
+# visible_surface of two hand scenes below, from its 800 area-weighted samples drawn with seed 0
+# (each within 0.05 of the area ratio worked out in its test)
+VS_DESK, VS_TABLE_UNDER_BOARD = 0.7015, 0.4444
 
 
 def test_view_objects_worked_example_from_a_ray_cast():
@@ -501,3 +504,62 @@ def test_ground_truth_without_a_start():
     gt = epv.ground_truth(ROOM_GEO, view)
     assert set(gt) == {"scene_group", "annotation_error"} and gt["scene_group"] == "g-hand"
     assert gt["annotation_error"].startswith("no_start: ")
+
+
+# --------------------------------------------------------------------------- more filter cases
+
+def test_each_filter_skips_only_its_piece():
+    """Pieces in furniture order: one with no pixels, one 0.9 m away, one whose centre projects
+    off the right edge, the table hidden behind that piece's screen, and a lamp on the left edge
+    that passes every filter: the lamp alone is a target (a filter that stopped at its first
+    failure would give none)."""
+    screen = piece("screen_0", "shelf", (3.0, 4.0), (0.02, 3.0, 1.6),
+                   boxes=[FBox(lo=[-0.01, -1.5, 0.1], hi=[0.01, 1.5, 1.6])])
+    near = piece("stool_0", "stool", (0.0, 4.0), (0.2, 0.2, 0.5))               # footprint 0.9 m behind
+    off = piece("bin_0", "bin", (3.0, 2.0), (0.2, 0.2, 1.0))                    # centre at u = 639.5
+    lamp = piece("lamp_0", "lamp", (3.0, 6.0), (0.2, 0.2, 1.0))                 # centre at u = -0.5
+    geo = geo_of(spec_of([screen, near, off, TABLE, lamp]))
+    blocks = [(obj_id(geo, n), 40 * k, 0, 40, 40) for k, n in enumerate(("stool_0", "bin_0", "table_0", "lamp_0"))]
+    targets, visible = _targets(geo, blocks)
+    assert sorted(visible) == ["bin_0", "lamp_0", "stool_0", "table_0"]
+    assert visible["stool_0"]["distance_m"] == pytest.approx(0.9)
+    assert epv.visible_surface(geo, pose_at(), obj_id(geo, "table_0")) < 0.15
+    assert sorted(targets) == ["lamp_0"]
+
+
+def test_rounding_of_the_stored_numbers():
+    """distance, centre and footprint to 4 decimals (0.1 mm), boxes to 2 (they are half pixels)."""
+    big = piece("sofa_0", "sofa", (4.123456, 4.0), (1.0, 1.0, 0.8), size_word="large")
+    geo = geo_of(spec_of([big]))
+    targets, visible = _targets(geo, [(obj_id(geo, "sofa_0"), 200, 150, 100, 100)])
+    v, t = visible["sofa_0"], targets["sofa_0"]
+    assert v["distance_m"] == 2.6235 and t.distance_m == 2.6235                 # 3.623456 - 1
+    assert v["centre_xy"] == [4.1235, 4.0] and v["size_word"] == "large" and t.size_word == "large"
+    assert t.footprint_xy == [[3.6235, 3.5], [4.6235, 3.5], [4.6235, 4.5], [3.6235, 4.5]]
+    odd = piece("sofa_0", "sofa", (4.0, 4.123456), (1.0, 1.0, 0.8))
+    t2 = _targets(geo_of(spec_of([odd])), [(obj_id(geo, "sofa_0"), 200, 150, 100, 100)])[0]["sofa_0"]
+    assert t2.footprint_xy == [[3.5, 3.6235], [4.5, 3.6235], [4.5, 4.6235], [3.5, 4.6235]]
+
+
+def test_visible_surface_counts_self_occlusion():
+    """The board of the earlier test made part of the table itself: its own board now hides the
+    table top. Facing surface: the table's near face 0.8 m^2 and top 1.0 m^2, the board's front
+    0.06 m^2 and top 1.44 m^2; all but the table top is seen: 2.3 / 3.3 = 0.70."""
+    desk = piece("desk_0", "desk", (4.0, 4.0), (1.2, 1.2, 0.85),
+                 boxes=[FBox(lo=[-0.5, -0.5, 0.0], hi=[0.5, 0.5, 0.8]), FBox(lo=[-0.5, -0.6, 0.8], hi=[0.7, 0.6, 0.85])])
+    geo = geo_of(spec_of([desk]))
+    vs = epv.visible_surface(geo, pose_at(), obj_id(geo, "desk_0"))
+    assert vs == pytest.approx(2.3 / 3.3, abs=0.05)
+    # the 800 area-weighted samples drawn with seed 0, and those of the board-on-the-table scene
+    assert round(vs, 4) == VS_DESK
+    board = piece("board_0", "shelf", (4.0, 4.0), (1.0, 1.2, 0.85),
+                  boxes=[FBox(lo=[-0.5, -0.6, 0.8], hi=[0.7, 0.6, 0.85])])
+    two = geo_of(spec_of([TABLE, board]))
+    assert round(epv.visible_surface(two, pose_at(), obj_id(two, "table_0")), 4) == VS_TABLE_UNDER_BOARD
+
+
+def test_view_objects_of_a_state_without_objects():
+    geo = TABLE_GEO
+    bare = SceneGeometry(spec=geo.spec, state=geo.state.model_copy(update={"objects": []}), mesh=geo.mesh,
+                         raycaster=geo.raycaster)
+    assert epv.view_objects(bare, pose_at(), ids_with([(7, 0, 0, 40, 40)])) == ([], [])

@@ -563,3 +563,21 @@ def test_view_objects_of_a_state_without_objects():
     bare = SceneGeometry(spec=geo.spec, state=geo.state.model_copy(update={"objects": []}), mesh=geo.mesh,
                          raycaster=geo.raycaster)
     assert epv.view_objects(bare, pose_at(), ids_with([(7, 0, 0, 40, 40)])) == ([], [])
+
+
+def test_a_target_centre_less_than_a_metre_deep():
+    """Looking up by atan(0.75) = 36.87 degrees, the bottom image edge is level: the ray through
+    the bottom-left corner, (-1, 0.75, 1) in camera coordinates (length 1.6), is horizontal and
+    51.3 degrees off the axis. A post's centre on it (pixel (2, 477)), 1.55 m away on the floor
+    plane (footprint 1.52 m: in the band), is only about 1.55 / 1.6 = 0.97 m deep along the axis.
+    It is in front, in frame, and a target."""
+    pose = pose_at(pitch=-math.degrees(math.atan(0.75)))
+    K, M = pose.K_array(), pose.cam_to_world_array()
+    d = M[:3, :3] @ (np.linalg.inv(K) @ [2.0, 477.0, 1.0])          # the ray of pixel (2, 477)
+    P = pose.center + 1.55 / math.hypot(d[0], d[1]) * d
+    post = piece("post_0", "lamp", (float(P[0]), float(P[1])), (0.04, 0.04, 2 * float(P[2])))
+    geo = geo_of(spec_of([post]))
+    depth = float((P - pose.center) @ M[:3, 2])
+    assert 0.9 < depth < 1.0
+    targets, _ = _targets(geo, [(obj_id(geo, "post_0"), 100, 100, 40, 40)], pose)
+    assert targets["post_0"].distance_m == pytest.approx(1.5219, abs=1e-4)

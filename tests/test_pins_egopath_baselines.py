@@ -92,3 +92,15 @@ def test_straight_to_nearest_goal_answers_every_question_in_a_list():
     qs = [q("t", task="point_traversability"), q("s", start=3), q("a"), q("nostart", start=None)]
     out = eb.straight_to_nearest_goal(qs)
     assert out == {"t": "[1, 2, 3, 4, 5]", "s": "[3]", "a": "[1, 4]", "nostart": "[1, 2, 3, 4, 5]"}
+
+
+def test_nearest_goal_is_measured_from_the_start():
+    """Start 2 at (3, 0): goal 1 at (0, 0) is 3 m away, goal 5 at (5, 1) sqrt(5) = 2.24 m, so 5
+    (measured from the origin instead, 1 would be nearer)."""
+    world = {1: (0, 0), 2: (3, 0), 5: (5, 1)}
+    assert eb.straight_to_nearest_goal([q("o", start=2, goals=(1, 5), ids=(1, 2, 5), world=world)])["o"] == "[2, 5]"
+
+
+def test_write_predictions_makes_missing_parent_folders(tmp_path):
+    p = eb.write_predictions(tmp_path / "a" / "b" / "c.jsonl", {"q": "[1]"}, "m")
+    assert p.read_text() == '{"id": "q", "model": "m", "response": "[1]"}\n'

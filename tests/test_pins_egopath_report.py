@@ -123,6 +123,7 @@ def test_run_score_other_split_has_no_controls(root, tmp_path):
                                  overlays=False, seed=7)
     assert "controls" not in metrics["models"]["m"]
     assert metrics["dataset"]["n_questions"] == 1 and metrics["settings"]["seed"] == 7
+    assert metrics["dataset"]["split"] == "train"
     assert metrics["warnings"] == ["m: 1 id(s) not in the dataset ignored (e.g. t@text_only)"]
 
 
@@ -132,3 +133,60 @@ def test_run_score_default_report_folder(root, tmp_path, monkeypatch):
     _, _, md = er.run_score(root.parent, [p], n_resamples=0, overlays=False)
     assert md == er.Path("reports") / "egopathbench" / "report.md"
     assert (tmp_path / "reports" / "egopathbench" / "metrics.json").is_file()
+
+
+def test_write_report_into_an_existing_folder_replaces_the_files(tmp_path):
+    metrics = _metrics(tmp_path)
+    er.write_report(metrics, tmp_path / "again")
+    changed = dict(metrics, warnings=["second run"])
+    er.write_report(changed, tmp_path / "again")
+    assert json.loads((tmp_path / "again" / "metrics.json").read_text())["warnings"] == ["second run"]
+
+
+def test_report_md_of_an_undecodable_path_still_writes(tmp_path):
+    """A dataset path with a byte that is not UTF-8 reaches Python as a lone surrogate
+    (os.fsdecode); report.md names the dataset, so that character is written as '?'."""
+    metrics = json.loads(json.dumps(_metrics(tmp_path)))
+    metrics["dataset"]["path"] = "/data/caf\udce9/egopathbench"
+    md = er.write_report(metrics, tmp_path / "odd")
+    text = md.read_bytes().decode("utf-8")
+    assert "/data/caf?/egopathbench" in text
+
+
+def _png(color):
+    import io
+    buf = io.BytesIO()
+    Image.new("RGB", (32, 24), color).save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def image_shard(root, config, split, questions):
+    (root / config).mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.table({"id": [x.question_id for x in questions],
+                             "question": [x.model_dump_json() for x in questions],
+                             "image": [{"bytes": _png((40, 80, 120)), "path": None} for _ in questions]}),
+                   root / config / f"{split}-00000.parquet")
+
+
+def test_overlays_only_when_asked_and_from_the_scored_split(tmp_path):
+    """Only the train shard has an image: overlays of a train run come from it; overlays=False
+    writes none even where images exist."""
+    r = tmp_path / "img" / "egopathbench"
+    r.mkdir(parents=True)
+    (r / "benchmark.json").write_text('{"benchmark": "egopathbench"}')
+    px = {"1": [4.0, 20.0], "2": [28.0, 6.0]}
+    shard(r, "point_path", "benchmark", [q("b").model_copy(update={"waypoint_pixels": px})])
+    image_shard(r, "point_path", "train", [q("t", split="train").model_copy(update={"waypoint_pixels": px})])
+    p = preds(tmp_path, "m.jsonl", [{"id": "t", "model": "m", "response": "[1, 2]"}])
+    er.run_score(r, [p], report_dir=tmp_path / "on", n_resamples=0, split="train")
+    assert sorted(x.name for x in (tmp_path / "on" / "overlays").iterdir()) == ["point_path__t.png"]
+    er.run_score(r, [p], report_dir=tmp_path / "off", n_resamples=0, split="train", overlays=False)
+    assert not (tmp_path / "off" / "overlays").exists()
+
+
+def test_prediction_file_summary_keeps_the_first_20_unreadable_lines(tmp_path, root):
+    lines = [json.dumps({"id": "a", "model": "m", "response": "[1, 2]"})] + [f"oops {k}" for k in range(25)]
+    p = tmp_path / "many.jsonl"
+    p.write_text("\n".join(lines) + "\n")
+    metrics, _, _ = er.run_score(root, [p], report_dir=tmp_path / "rep", n_resamples=0, overlays=False)
+    assert metrics["prediction_files"]["m"]["unreadable_lines"] == list(range(2, 22))

@@ -141,8 +141,11 @@ def test_obstruction_of_predictions(audit, tmp_path):
 def test_load_predictions_order_and_errors(tmp_path):
     p = _preds(tmp_path / "a.jsonl", {"id": "b", "response": "[2]"}, {"id": "a", "response": "[1]"})
     assert [x[0] for x in A.load_predictions(p)] == ["b", "a"]                     # file order, not id order
-    for n, bad in ((2, "not json"), (1, json.dumps({"response": "[1]"}))):
-        lines = [json.dumps({"id": "a", "response": "[1]"}), bad] if n == 2 else [bad, json.dumps({"id": "b"})]
+    ok = json.dumps({"id": "a", "response": "[1]"})
+    # an undecodable line (not the last one, which would be a torn write) and an id-less line:
+    # the first bad line is named
+    for lines, n in (([ok, "not json", ok], 2), ([ok, json.dumps({"response": "[1]"}), "[]", ok], 2),
+                     ([json.dumps({"id": 3}), ok], 1)):
         (tmp_path / "bad.jsonl").write_text("\n".join(lines) + "\n")
         with pytest.raises(AuditError, match=rf"bad\.jsonl:{n}: not a prediction line \(JSON object with a string `id`\)"):
             A.load_predictions(tmp_path / "bad.jsonl")

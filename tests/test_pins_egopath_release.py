@@ -66,6 +66,7 @@ def test_train_only_release_runs_sft_and_skips_the_audits(run, tmp_path):
         "scenebench: removed OUT/egopathbench_audits (from an earlier release)"]
     assert sorted(p.name for p in out.iterdir()) == ["egopathbench", "egopathbench_sft"]
     assert (out / SFT_DIR / "sft_audit.json").is_file() and not (out / SFT_DIR / "SHA256SUMS").exists()
+    assert summary.root == out / "egopathbench"            # the swapped-in tree, not the staging one
     assert summary.files == layout.list_files(out / "egopathbench") and "SHA256SUMS" in summary.files
     assert summary.files[:3] == ["README.md", "SHA256SUMS", "benchmark.json"]
     layout.verify_sha256sums(out / "egopathbench")
@@ -92,11 +93,22 @@ def test_benchmark_only_release_skips_sft(run, tmp_path):
 
 
 def test_plain_release_writes_the_dataset_only(run, tmp_path):
-    """No `export:` options: neither SFT nor audits run, and nothing else is logged or removed."""
+    """No `export:` options: neither SFT nor audits run, and nothing else is logged or removed.
+    BENCH's own splits put a group in train and one in benchmark: a config's line lists its
+    splits in the order the export counted them."""
     out = tmp_path / "ds"
     (out / SFT_DIR).mkdir(parents=True)
-    summary, lines = _release(run, out, splits={"benchmark": 1.0}, export=None)
-    assert len(lines) == 12 and lines[-1] == "scenebench:   point_traversability: benchmark 3"
+    summary, lines = _release(run, out, export=None)
+    assert lines == [
+        "scenebench: 21 questions from 1 run(s) -> OUT/egopathbench",
+        "scenebench:   embodied_path: train 2, benchmark 2",
+        "scenebench:   embodied_path_text_only: benchmark 2",
+        "scenebench:   embodied_traversability: train 2, benchmark 1",
+        "scenebench:   intent_path: train 1, benchmark 2",
+        "scenebench:   intent_path_text_only: benchmark 2",
+        "scenebench:   point_path: train 4, benchmark 4",
+        "scenebench:   point_path_text_only: benchmark 4",
+        "scenebench:   point_traversability: train 2, benchmark 1"]
     assert sorted(p.name for p in out.iterdir()) == ["egopathbench", "egopathbench_sft"]
     assert list((out / SFT_DIR).iterdir()) == []
-    assert summary.total_questions == 21
+    assert summary.total_questions == 21 and summary.root == out / "egopathbench"

@@ -1,9 +1,11 @@
-"""The pure helpers of the RealityBench Parquet export (packagers/hf_export.py): shard planning at
-its byte and row limits, licence, attribution and the card's run order."""
+"""The RealityBench Parquet export (packagers/hf_export.py): shard planning at its byte and row
+limits, licence, attribution, the card's text and run order, the row of a record, and the run-store
+checks, on hand-made inputs and tests/test_hf_export.py's small synthetic runs."""
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 
 from packagers import hf_export as hf
 from packagers.hf_export import plan_shards
@@ -219,3 +221,111 @@ def test_card_without_a_benchmark_file_and_default_config():
     assert "| zz_unknown | 2 | 0 | 0 | 0 |" in body and "left out: 0 in all." in body
     big = {"slope_gauge": layout.dataset_info(hf.FEATURES, {"test": (1, 1000, 1)})}
     assert _split_card(hf._card(big, runs, {}, {}, None, {}))[0]["size_categories"] == ["1K<n<10K"]
+
+
+# -- rows and run reading ----------------------------------------------------------------------------
+def _small_run(tmp_path, verdicts=("accept", "unscored")):
+    from test_hf_export import make_run
+
+    return make_run(tmp_path / "tg", "tape_gap", "random", list(verdicts))
+
+
+def test_row_of_a_record(tmp_path):
+    """One Parquet row per frame: prompt parts from the prompt file, keys as dicts, a yes/no term's
+    value as 1.0, a missing value as None, the scene spec (not the whole state) as canonical JSON."""
+    from packagers.prompts import get_prompt, render_prompt
+
+    run = _small_run(tmp_path)
+    r = hf._read_run(run)
+    assert [x.frame_id for x in r.records] == ["tape_gap-random-00000-01", "tape_gap-random-00000-00"]  # file order
+    rec = r.records[1]
+    scenes = {}
+    row = hf._row(run, rec, scenes)
+    ep = get_prompt("tape_gap")
+    assert row["id"] == "tape_gap-random-00000-00" and row["env"] == "tape_gap" and row["stratum"] == "random"
+    assert row["image"] == {"bytes": (run / "frames" / "tape_gap-random-00000-00.jpg").read_bytes(),
+                            "path": "tape_gap-random-00000-00.jpg"}
+    assert row["prompt"] == render_prompt("tape_gap")
+    assert (row["requirement"], row["question"]) == (ep.requirement, ep.question)
+    assert row["keys"] == [k.model_dump() for k in ep.keys] and row["keys"][0]["name"] == "reading_in"
+    assert (row["scorer_verdict"], row["gray"], row["seed"]) == ("accept", False, 2**62)
+    assert row["terms"] == [
+        {"name": "in_frame", "side": "scene", "value": 1.0, "threshold": ">= 0.9", "unit": "", "passed": True,
+         "gray": False},
+        {"name": "from_front", "side": "scene", "value": 1.0, "threshold": "true", "unit": "", "passed": True,
+         "gray": False}]
+    assert row["ground_truth"] == ('{"gap_in":3.0,"geometric_reading_in":3.2,"reading_in":3.25,"tilted":false}')
+    assert row["scene"] == '{"nested":{"a":null,"b":[1,2.5]},"pitch_deg":20,"seed":7}'
+    assert list(scenes) == [(run, "random-00000")]
+    gray = hf._row(run, r.records[0], scenes)
+    assert gray["gray"] is True and gray["scorer_verdict"] == "unscored"
+    assert gray["terms"][1] == {"name": "yaw", "side": "scene", "value": 20.0, "threshold": "<= 15 deg",
+                                "unit": "deg", "passed": False, "gray": True}
+    # a state without "spec" is embedded whole; a missing state is refused
+    (run / "scenes" / "plain.json").write_text('{"b": 1, "a": [true]}')
+    assert hf._scene_spec(run, "plain", {}) == '{"a":[true],"b":1}'
+    with pytest.raises(hf.ExportError, match=r"scenes/gone\.json: scene state missing"):
+        hf._scene_spec(run, "gone", {})
+    assert hf._term_row(r.records[0].terms[0])["value"] == 1.0
+
+
+def test_read_run_refusals(tmp_path):
+    import json
+
+    run = _small_run(tmp_path)
+    (run / "manifest.json").write_text("{not json")
+    with pytest.raises(hf.ExportError, match=r"manifest\.json: not JSON"):
+        hf._read_run(run)
+    (run / "manifest.json").unlink()
+    with pytest.raises(hf.ExportError, match=r"no manifest\.json \(the card needs its seeds and versions\)"):
+        hf._read_run(run)
+    with pytest.raises(hf.ExportError, match=r"no records\.jsonl \(not a run store\?\)"):
+        hf._read_run(tmp_path / "nothing")
+    (run / "manifest.json").write_text("{}")
+    lines = (run / "records.jsonl").read_text().splitlines()
+    (run / "records.jsonl").write_text(lines[0] + "\n\n" + '{"frame_id": 3}\n')
+    with pytest.raises(hf.ExportError, match=r"records\.jsonl:3: unreadable record"):
+        hf._read_run(run)
+    (run / "records.jsonl").write_text("\n" + lines[0] + "\n  \n")
+    assert len(hf._read_run(run).records) == 1 and hf._read_run(run).manifest == {}
+    assert json.loads(lines[0])["frame_id"] == hf._read_run(run).records[0].frame_id
+
+
+def test_check_frame(tmp_path):
+    run = _small_run(tmp_path)
+    rec = hf._read_run(run).records[1]
+    hf._check_frame(run, rec)
+    no_keys = rec.model_copy(update={"ground_truth": {"gap_in": 1.0}})
+    with pytest.raises(hf.ExportError, match="tape_gap-random-00000-00: ground truth lacks answer key"
+                                             r"\(s\) reading_in, tilted"):
+        hf._check_frame(run, no_keys)
+    (run / "frames" / "tape_gap-random-00000-00.jpg").unlink()
+    with pytest.raises(hf.ExportError, match=r"tape_gap-random-00000-00\.jpg: image of tape_gap-random-00000-00 missing"):
+        hf._check_frame(run, rec)
+    (run / "scenes" / "random-00000.json").unlink()
+    other = hf._read_run(run).records[0]
+    (run / "frames" / "x").mkdir()
+    with pytest.raises(hf.ExportError, match=r"random-00000\.json: scene state of tape_gap-random-00000-01 missing"):
+        hf._check_frame(run, other)
+
+
+def test_export_summary_and_refusals(tmp_path):
+    run = _small_run(tmp_path, ("accept", "excluded", "reject"))
+    s = hf.export_realitybench([run], tmp_path / "out")
+    assert s.root == tmp_path / "out" / "realitybench"
+    assert (s.rows, s.excluded, s.total_rows) == ({"tape_gap": 2}, {"tape_gap": 1}, 2)
+    assert s.shards == {"tape_gap": ["tape_gap/test-00000-of-00001.parquet"]}
+    assert s.files == ["ATTRIBUTION.md", "README.md", "SHA256SUMS", "tape_gap/test-00000-of-00001.parquet"]
+    s2 = hf.export_realitybench([run], tmp_path / "out2", max_shard_rows=1)
+    assert s2.shards == {"tape_gap": ["tape_gap/test-00000-of-00002.parquet", "tape_gap/test-00001-of-00002.parquet"]}
+    size = (run / "frames" / "tape_gap-random-00000-00.jpg").stat().st_size
+    s3 = hf.export_realitybench([run], tmp_path / "out3", max_shard_bytes=size)
+    assert len(s3.shards["tape_gap"]) == 2
+    with pytest.raises(hf.ExportError, match="no run directories given"):
+        hf.export_realitybench([], tmp_path / "o")
+    with pytest.raises(hf.ExportError, match=r"frame tape_gap-random-00001-00 is in both .*/tg and .*/tg$"):
+        hf.export_realitybench([run, run], tmp_path / "o")
+    only_excluded = _small_run(tmp_path / "ex", ("excluded",))
+    with pytest.raises(hf.ExportError, match="tape_gap: every frame was excluded; nothing to export"):
+        hf.export_realitybench([only_excluded], tmp_path / "o")
+    assert not (tmp_path / "o").exists()

@@ -243,3 +243,73 @@ def test_unreadable_passes_and_unknown_route(audit, tmp_path):
     _, rec, ann = A.RunIndex([run]).view("f-0")
     with pytest.raises(AuditError, match="f-0/embodied_path/0: route 7 not in the view's annotation"):
         A._variant_question(q.model_copy(update={"route_id": "7"}), ann, None, ann.params)
+
+
+def test_nominal_illegal_edge_uses_floor_plane_distance(audit):
+    """1-2 is 1 m apart in y (the z of 1 is ignored); 1-3 and 2-3 are 10.2 and 11.2 m."""
+    q = A.route_questions(audit[1])[0]
+    pts = {"1": [0.0, 5.0, 0.0], "2": [0.0, 6.0, 0.0], "3": [2.0, -5.0, 0.0]}
+    assert A.nominal_illegal_edge(q.model_copy(update={"waypoint_world": pts, "legal_edges": []})) == (1, 2)
+
+
+def test_audits_read_only_the_asked_splits(audit, tmp_path):
+    run, root = audit
+    o = A.obstruction_audit([run], root, splits=("train",))
+    assert o["cases"] == [] and o["total"]["n"] == 0 and o["splits"] == ["train"]
+    with pytest.raises(AuditError, match=r"no route questions in splits \['train'\]"):
+        A.run_audits([run], root, tmp_path / "a", splits=("train",))
+
+
+def test_sensitivity_grid_goals_and_no_predictions(audit, tmp_path):
+    """A 0.20 m grid (each variant gets its own occupancy grid): the 0.10 m goal ring is half a
+    cell, so neither question keeps a goal; both reference edges flip and both reference answers
+    fail. A 0.30 m ring puts 4 (3.25, 0) among the point goals (nominal: 6 only), so the point
+    prediction [1, 4] fails on the nominal contract and succeeds on that variant. Predictions for
+    no dataset question: no success share (None), edges from the reference routes only."""
+    run, root = audit
+    s = A.sensitivity_audit([run], root, variants={"nominal": {}, "g": {"grid_m": 0.2}})["variants"]
+    assert {k: s["g"][k] for k in ("ref", "edge_flip", "success_flip")} == {"ref": 0.0, "edge_flip": 1.0,
+                                                                            "success_flip": 1.0}
+    assert s["nominal"]["ref"] == 1.0
+    preds = _preds(tmp_path / "p.jsonl", {"id": "f-0/point_path/0", "response": "[1, 4]"})
+    r = A.sensitivity_audit([run], root, preds, variants={"ring": {"goal_ring_m": 0.3}})["variants"]["ring"]
+    assert (r["success_flip"], r["n_predictions"], r["ref"]) == (1.0, 1, 1.0)
+    none = _preds(tmp_path / "n.jsonl", {"id": "other", "response": "[1, 4]"})
+    r = A.sensitivity_audit([run], root, none, variants={"n": {}})["variants"]["n"]
+    assert (r["success_flip"], r["n_predictions"], r["n_edges"], r["edge_flip"]) == (None, 0, 2, 0.0)
+
+
+def test_variant_without_a_target_footprint(audit):
+    """A target with no footprint on the grid has no goal mask: no goals, no solution."""
+    from geometry.occupancy import occupancy_from_mesh
+
+    run, root = audit
+    idx = A.RunIndex([run])
+    _, rec, ann = idx.view("f-0")
+    floor, _ = idx.floor_wall_ids(run, rec.scene_id)
+    grid = occupancy_from_mesh(idx.mesh(run, rec.scene_id), floor, ann.params)
+    q = A.route_questions(root)[1]
+    unit = ann.routes[0].model_copy(update={"target_object_id": 99})
+    vq, ok = A._variant_question(q, ann.model_copy(update={"routes": [unit]}), grid, ann.params)
+    assert (vq.goal_ids, ok) == ([], False) and vq.legal_edges == sorted(q.legal_edges)
+
+
+def test_paths_outside_the_run_are_named(audit, tmp_path):
+    run, root = audit
+    secret = tmp_path / "secret.npz"
+    secret.write_bytes((run / "passes" / "f-0.npz").read_bytes())
+    bad = _copy_run(run, tmp_path / "bad")
+    rec = json.loads((bad / "records.jsonl").read_text())
+    (bad / "records.jsonl").write_text(json.dumps(dict(rec, passes=str(secret))) + "\n")
+    with pytest.raises(AuditError, match=rf"^f-0: passes '{secret}' resolves to .*, outside .*; refusing to read it$"):
+        A.obstruction_audit([bad], root)
+    idx = A.RunIndex([bad])
+    (bad / "scenes" / "scene-000.json").unlink()
+    (bad / "scenes" / "scene-000.json").symlink_to(tmp_path / "elsewhere.json")
+    (tmp_path / "elsewhere.json").write_text("{}")
+    with pytest.raises(AuditError, match=r"^scene 'scene-000': state 'scenes/scene-000\.json' resolves to .*outside"):
+        idx.floor_wall_ids(bad, "scene-000")
+    (bad / "scenes" / "scene-000.npz").unlink()
+    (bad / "scenes" / "scene-000.npz").symlink_to(secret)
+    with pytest.raises(AuditError, match=r"^scene 'scene-000': mesh 'scenes/scene-000\.npz' resolves to .*outside"):
+        idx.mesh(bad, "scene-000")

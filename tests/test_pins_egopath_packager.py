@@ -291,7 +291,7 @@ def test_bench_argument(tmp_path):
         E._bench(tmp_path / "nope.yaml")
     bad = tmp_path / "bad.yaml"
     bad.write_text("benchmark: egopathbench\nsplits: 3\n")
-    with pytest.raises(EgoPathExportError):
+    with pytest.raises(EgoPathExportError, match=r"bad\.yaml: version: Field required"):
         E._bench(bad)
 
 
@@ -364,3 +364,35 @@ def test_benchmark_json_of_a_small_export(run, tmp_path):
     assert s.total_questions == 21 and s.root == tmp_path / "ds" / "egopathbench"
     assert s.files == layout.list_files(s.root)
     assert E.load_questions(s.root, "point_path", "train")[0].split == "train"
+
+
+def test_unpaired_controls_are_counted(built):
+    """A pool from one scene has no mismatched partner for anyone: every route question is unpaired."""
+    qs, views, _ = built
+    one = [q for q in qs if q.scene_id == qs[0].scene_id]
+    rows, unpaired = E.control_rows(one, E.OverlayCache(views))
+    expect = {t: n for t in ("point_path", "embodied_path", "intent_path") if (n := sum(q.task == t for q in one))}
+    assert unpaired == expect and expect["point_path"] == 4
+    assert all(rows[f"{t}_mismatched_overlay"] == [] for t in expect)
+    assert len(rows["point_path_text_only"]) == 4
+
+
+def test_overlay_draws_the_sheet_of_the_task(built):
+    """View g0/v1's route sheet has a seventh waypoint its traversability sheet lacks."""
+    _, views, _ = built
+    v = views[1]
+    trav, route = E.overlay_jpeg(v, "traversability"), E.overlay_jpeg(v, "route")
+    assert trav != route and trav[:2] == b"\xff\xd8"
+    cache = E.OverlayCache(views)
+    assert cache.get(v.record.frame_id, "traversability") == trav
+
+
+def test_question_json_keeps_non_ascii(built):
+    q = next(q for q in built[0] if q.task == "intent_path")
+    assert "\u201c" in q.user_prompt
+    assert "\u201c" in E._row(q, None)["question"]
+
+
+def test_controls_are_on_unless_turned_off(run, tmp_path):
+    s = E.export_egopathbench([run], tmp_path / "ds", dict(BENCH, export={}))
+    assert "point_path_text_only" in s.counts

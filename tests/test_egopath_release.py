@@ -84,7 +84,11 @@ def test_failing_audit_is_one_line_and_keeps_the_earlier_release(tmp_path, capsy
     run = _audit_run(tmp_path)
     bench = dict(BENCH, splits={"benchmark": 1.0}, export={"controls": True, "sft": True, "audits": True})
     out = tmp_path / "ds"
-    export_release([run], out, bench, log=lambda _: None)
+    lines = []
+    export_release([run], out, bench, log=lines.append)
+    assert lines[-2:] == ["scenebench: SFT skipped: the train split is empty",
+                          f"scenebench: audits -> {out}/egopathbench_audits/obstruction.json, "
+                          f"{out}/egopathbench_audits/sensitivity.json"]
     before = {d: _tree(out / d) for d in ("egopathbench", "egopathbench_audits")}
     assert sorted(before["egopathbench_audits"]) == ["obstruction.json", "sensitivity.json"]
 

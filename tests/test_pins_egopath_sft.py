@@ -135,3 +135,36 @@ def test_export_audit_fails_on_missing_images_and_wrong_answers(tmp_path):
     assert a2["complete_training_rows"] == 1 == a2["training_rows"] and a2["format_and_answer_audit"] == "fail"
     with pytest.raises(SFTExportError, match="no train split to export"):
         export_sft(tmp_path / "empty", tmp_path / "o3")
+
+
+def test_answer_is_the_last_line_only():
+    tp = QS["f-0/point_traversability"]
+    assert _answer_verifies(tp, "first line\nsecond line\n" + tp.answer)
+    assert not _answer_verifies(tp, tp.answer + "\nsecond line\n[1, 2]")
+    # only the last line counts, even when an earlier one (not the first) holds the right list
+    assert not _answer_verifies(tp, "reasoning\n" + tp.answer + "\nno list on the last line")
+
+
+def test_xy_dist_by_hand():
+    q = QS["f-0/point_path/0"]
+    q = q.model_copy(update={"waypoint_world": {**q.waypoint_world, "1": [0.0, 1.0, 0.0], "2": [3.0, 5.0, 9.0]}})
+    assert sft._xy_dist(q, 1, 2) == 5.0 == sft._xy_dist(q, 2, 1)         # a 3-4-5 triangle in the floor plane
+
+
+def test_a_missing_image_skips_only_its_row(tmp_path):
+    root, out = tmp_path / "ds", tmp_path / "sft"
+    _shard(root, "point_path", [_row(QS["f-0/point_path/0"], image=None), _row(QS["f-0/point_path/1"])])
+    audit = export_sft(root, out)
+    assert (audit["training_rows"], audit["missing_image"], audit["complete_training_rows"]) == (2, 1, 1)
+    assert [c["id"] for c in json.loads((out / "egopathbench_sft.json").read_text())] == ["f-0/point_path/1"]
+
+
+def test_the_json_keeps_non_ascii_text(tmp_path):
+    """The intent prompt quotes the request in curly quotes (Table S2): written as UTF-8, not escaped."""
+    root, out = tmp_path / "ds", tmp_path / "sft"
+    q = QS["f-0/intent_path/0"]
+    assert "\u201c" in q.user_prompt
+    _shard(root, "intent_path", [_row(q)])
+    export_sft(root, out)
+    text = (out / "egopathbench_sft.json").read_text(encoding="utf-8")
+    assert "\u201cI need a seat" in text and "\\u201c" not in text

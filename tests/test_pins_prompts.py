@@ -65,6 +65,8 @@ def test_key_format_and_separator_come_from_the_file(tmp_path):
         "roof": _env(keys=[{"name": "a", "type": "bool", "grammar": BOOL_GRAMMAR},
                            {"name": "b", "type": "bool", "grammar": BOOL_GRAMMAR}])})
     assert render_keys(get_prompt("roof", path).keys, path) == f"[a={BOOL_GRAMMAR}] | [b={BOOL_GRAMMAR}]"
+    # the whole prompt renders its keys with this file's format too, not the shipped file's
+    assert render_prompt("roof", path).endswith(f"Keys: [a={BOOL_GRAMMAR}] | [b={BOOL_GRAMMAR}].")
     # defaults when the file does not say
     plain = _file(tmp_path, "plain.yaml", environments={
         "roof": _env(keys=[{"name": "a", "type": "bool", "grammar": BOOL_GRAMMAR},
@@ -140,3 +142,11 @@ def test_bad_entries_are_named_together(tmp_path):
     assert "bad: " in msg and "colour" in msg
     assert "two.k: a bool's grammar" in msg and "two.n: a number's grammar" in msg
     assert "ok:" not in msg and "ok." not in msg
+
+
+def test_check_registry_reads_the_file_it_is_given(tmp_path):
+    """A prompt file holding only `roof` lacks every registered RealityBench environment."""
+    with pytest.raises(MissingPromptError) as exc:
+        prompts.check_registry(_file(tmp_path))
+    assert {"tape_gap", "slope_gauge", "breaker_label"} <= set(exc.value.envs)
+    assert "roof" not in exc.value.envs and "egopath" not in exc.value.envs

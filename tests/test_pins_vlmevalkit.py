@@ -87,6 +87,8 @@ def test_export_writes_the_bytes_and_counts_rows(dataset, tmp_path):
     assert out.read_bytes().count(b"\n") == 5  # 4 lines + the quoted newline
     assert export_vlmevalkit(dataset, out, configs=["tape_gap"]) == 2
     assert export_vlmevalkit(dataset, tmp_path / "t.tsv", configs=["slope_gauge"], split="train") == 1
+    # the train shard's one row (b"T" is base64 "VA=="), not the test shard's sg-1
+    assert (tmp_path / "t.tsv").read_text() == HEADER + "0\tVA==\tQt\t{}\tslope_gauge\tsg-t\trandom\taccept\n"
 
 
 def test_count_rows():

@@ -1,0 +1,398 @@
+"""Pinned rules of the EgoPathBench packager (packagers/egopath.py): the salted split rule at its
+thresholds, the card's text in full, the control pairing, question rows, the benchmark file and
+run-store checks, and benchmark.json of a small synthetic run (tests/test_egopath_export.py)."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+
+os.environ["HF_DATASETS_OFFLINE"] = "1"
+os.environ["HF_HUB_OFFLINE"] = "1"
+
+import pytest
+import yaml
+
+from formats import dataset_layout as layout
+from packagers import egopath as E
+from packagers.egopath import EgoPathExportError, split_of_group
+from test_egopath_export import BENCH, annotation, make_run
+
+
+def test_constants():
+    assert (E.DATASET_NAME, E.SPLITS, E.CONTROLS) == ("egopathbench", ("train", "validation", "benchmark"),
+                                                      ("text_only", "mismatched_overlay"))
+    assert E.CONTROL_CONFIGS == ("point_path_text_only", "point_path_mismatched_overlay", "embodied_path_text_only",
+                                 "embodied_path_mismatched_overlay", "intent_path_text_only",
+                                 "intent_path_mismatched_overlay")
+    assert E.DEFAULT_FRACTIONS == {"benchmark": 0.2, "validation": 0.1, "train": 0.7}
+    assert (E.DEFAULT_SALT, E.JPEG_QUALITY, E.ROW_GROUP_SIZE) == ("egopathbench-split-v1", 92, 128)
+    assert list(E.FEATURES) == ["id", "task", "split", "scene_group", "image", "system_prompt", "user_prompt",
+                                "answer", "question"]
+    assert E.PROMPTS_FILE.name == "egopathbench.yaml"
+
+
+def _u(group: str, salt: str = "egopathbench-split-v1") -> float:
+    """The documented rule: the first 8 bytes of SHA-256("<salt>:<group>"), big-endian, over 2^64."""
+    return int.from_bytes(hashlib.sha256(f"{salt}:{group}".encode()).digest()[:8], "big") / 2 ** 64
+
+
+def test_split_rule_at_its_thresholds():
+    ua = _u("a")
+    assert round(ua, 6) == 0.263081                    # in [0.2, 0.3): validation under the defaults
+    assert split_of_group("a") == "validation"
+    assert split_of_group("b") == "train" and round(_u("b"), 6) == 0.879483
+    # a group lands in benchmark exactly when u < the benchmark share (strict), whatever the dict's order
+    assert split_of_group("a", {"train": 1 - (ua + 1e-12), "benchmark": ua + 1e-12}) == "benchmark"
+    assert split_of_group("a", {"train": 1 - ua, "benchmark": ua}) == "train"
+    assert split_of_group("a", {"validation": ua + 1e-12, "train": 1 - (ua + 1e-12)}) == "validation"
+    assert split_of_group("a", {"benchmark": 0.2, "validation": ua - 0.2 - 1e-12, "train": 1 - ua + 1e-12}) == "train"
+    assert split_of_group("a", {"benchmark": 0.2, "validation": ua - 0.2 + 1e-12, "train": 1 - ua - 1e-12}) == "validation"
+    # the salt matters: the same group under another salt
+    ux = _u("a", "x")
+    assert split_of_group("a", {"benchmark": ux + 1e-12, "train": 1 - ux - 1e-12}, "x") == "benchmark"
+    assert split_of_group("a", {"benchmark": ux - 1e-12, "train": 1 - ux + 1e-12}, "x") == "train"
+    assert split_of_group("zz", {"train": 1.0}) == "train" and split_of_group("zz", {"benchmark": 1.0}) == "benchmark"
+
+
+@pytest.mark.parametrize("fr", [{"test": 1.0}, {"benchmark": 1.2, "train": -0.2}, {"benchmark": 0.5, "train": 0.4},
+                                {"benchmark": 0.5, "train": 0.5 + 2e-9}])
+def test_split_fractions_refused(fr):
+    with pytest.raises(EgoPathExportError, match=r"split fractions must be non-negative over \('train', "
+                                                  r"'validation', 'benchmark'\) and sum to 1, got "):
+        split_of_group("g", fr)
+
+
+def test_split_fractions_within_rounding_are_accepted():
+    assert split_of_group("b", {"benchmark": 0.5, "train": 0.5 + 5e-10}) == "train"
+    assert split_of_group("b", {"benchmark": 0.0, "validation": 0.0, "train": 1.0}) == "train"
+
+
+def test_make_split_of():
+    f = E.make_split_of(None)
+    assert (f("a"), f("b")) == ("validation", "train")
+    ua = _u("a", "s")
+    g = E.make_split_of({"splits": {"benchmark": ua + 1e-12, "train": 1 - ua - 1e-12}, "split_salt": "s"})
+    assert g("a") == "benchmark"
+    assert E.make_split_of({"splits": None, "split_salt": None})("a") == "validation"   # the defaults
+    with pytest.raises(EgoPathExportError, match="sum to 1"):
+        E.make_split_of({"splits": {"benchmark": 0.5}})
+
+
+# -- the card -------------------------------------------------------------------------------------
+# Every sentence after the YAML header, for three configs with hand-made counts and build stats.
+# The header's YAML and the library-version lines are formats.dataset_layout's.
+CARD_BODY = """
+# EgoPathBench (scenebench reproduction)
+
+First-person indoor views rendered in Blender with numbered waypoint overlays. A model answers with a JSON array of display IDs: a traversable set (Point / Embodied Traversability) or an ordered route from display ID 1 to the target (Point / Embodied / Intent Path). Every label (feasibility, legal edges, goal sets, reference routes) comes from the scene geometry (occupancy grids, point and 0.30 m-radius swept corridors) before any language is attached.
+
+## Configs and splits
+
+| config | train | validation | benchmark |
+|---|---|---|---|
+| point_traversability | 3 | 0 | 0 |
+| point_path | 2 | 0 | 1 |
+| point_path_text_only | 0 | 0 | 1 |
+
+**Split rule.** split = salted SHA-256 of the scene group (salt `salt-x`), thresholds in the order benchmark 0.3, validation 0, train 0.7; no group crosses splits. Empty splits are not listed.
+
+**Controls (Table S5).** On the benchmark split only: `<route task>_text_only` (same prompt, image null) and `<route task>_mismatched_overlay` (the overlay of another benchmark question of the same task and the same number of displayed IDs, from a different scene; the partner is the minimum of sha256(`<id>|<partner id>`)). A control row's id is `<question id>@<control>`. Questions without a mismatched partner: {"point_path": 1}.
+
+## Fields
+
+| column | meaning |
+|---|---|
+| `id` | question id `<frame_id>/<task>[/<route_id>]` (controls: `...@text_only` / `...@mismatched_overlay`) |
+| `task` | one of the five tasks (controls carry their route task) |
+| `split` | `train`, `validation` or `benchmark` (by scene group) |
+| `scene_group` | the source group; no group crosses splits |
+| `image` | the first-person JPEG with the numbered waypoint overlay (null in `_text_only` controls) |
+| `system_prompt` | Table S2 system prompt |
+| `user_prompt` | Table S2 user prompt, filled from the question record |
+| `answer` | the geometry-verified JSON answer (sorted positives, or the reference route) |
+| `question` | JSON of the full `Question` record (display ids, world points, legal edges, goals, ...): the evaluator's only input besides the prediction |
+
+Grade with `scenebench score` (Table S4 route contract; BA / F1 for traversability; EgoPathScore).
+
+## Construction
+
+Accepted views: 4; traversability pairs skipped because the sheet lacked feasible ground, clearance-sensitive ground or surface negatives: 1; route units: 5; dropped: {"a why": 1, "b why": 2}.
+
+Benchmark file: `epb-test` version `v3`; prompts `{prompts}` (Table S2 word for word).
+
+Deviations from the paper (procedural Blender scenes instead of InternScenes, template Spatial CoT instead of GPT-written, ...) are listed in scenebench's `docs/egopathbench-deviations.md`.
+
+## Reproducibility
+
+Rows sorted by `id`; one shard per config and split; zstd level 3 except the embedded JPEG bytes; no timestamps. `SHA256SUMS` covers every file.
+
+Library versions:
+
+{libs}
+"""
+
+
+def _card_inputs():
+    infos = {"point_path": layout.dataset_info(E.FEATURES, {"train": (10, 2, 9), "benchmark": (5, 1, 4)}),
+             "point_traversability": layout.dataset_info(E.FEATURES, {"train": (10, 3, 9)}),
+             "point_path_text_only": layout.dataset_info(E.FEATURES, {"benchmark": (5, 1, 4)})}
+    counts = {"point_path": {"train": 2, "benchmark": 1}, "point_traversability": {"train": 3},
+              "point_path_text_only": {"benchmark": 1}}
+    stats = E.BuildStats(views=4, traversability_skipped=1, route_units=5, dropped={"b why": 2, "a why": 1})
+    bench = {"benchmark": "epb-test", "version": "v3", "license": "cc0"}
+    return infos, counts, bench, stats, {"point_path": 1}, {"benchmark": 0.3, "train": 0.7}, "salt-x"
+
+
+def _split_card(text):
+    assert text.startswith("---\n")
+    head, body = text[4:].split("\n---\n", 1)
+    return yaml.safe_load(head), body
+
+
+def test_card_text_in_full():
+    """Configs in task order then controls (point_traversability before point_path); a split a
+    config lacks is 0 in the table and absent from its data_files; fractions the file leaves out
+    are 0; unpaired counts and drop reasons as sorted JSON."""
+    front, body = _split_card(E._card(*_card_inputs()))
+    libs = "\n".join(f"- {k}: {v}" for k, v in layout.lib_versions().items())
+    assert body == CARD_BODY.replace("{prompts}", E.load_prompts()["version"]).replace("{libs}", libs)
+    assert front["pretty_name"] == "EgoPathBench (scenebench reproduction)" and front["license"] == "cc0"
+    assert front["language"] == ["en"] and front["task_categories"] == ["visual-question-answering"]
+    assert front["size_categories"] == ["n<1K"]
+    assert front["tags"] == ["synthetic", "blender", "navigation", "embodied", "vlm", "egopathbench"]
+    assert front["configs"] == [
+        {"config_name": "point_traversability", "data_files": [{"split": "train", "path": "point_traversability/train-*"}],
+         "default": True},
+        {"config_name": "point_path", "data_files": [{"split": "train", "path": "point_path/train-*"},
+                                                     {"split": "benchmark", "path": "point_path/benchmark-*"}]},
+        {"config_name": "point_path_text_only",
+         "data_files": [{"split": "benchmark", "path": "point_path_text_only/benchmark-*"}]}]
+    assert [i["config_name"] for i in front["dataset_info"]] == ["point_traversability", "point_path",
+                                                                 "point_path_text_only"]
+
+
+def test_card_empty_benchmark_and_defaults():
+    """No task has benchmark questions (a control alone does not count): the card says so; the
+    licence defaults to cc-by-4.0 and the benchmark name to egopathbench; the size category counts
+    task rows only."""
+    infos, counts, _, stats, unpaired, fractions, salt = _card_inputs()
+    counts = {"point_path": {"train": 2}, "point_traversability": {"train": 3}, "point_path_text_only": {"benchmark": 1}}
+    front, body = _split_card(E._card(infos, counts, {"version": "v1"}, stats, {}, fractions, salt))
+    assert ("**The benchmark split is empty.** Too few scene groups for the split rule to put one in `benchmark`: "
+            "this export has no questions to score, no controls and no audits.\n\n**Controls") in body
+    assert front["license"] == "cc-by-4.0"
+    assert "Benchmark file: `egopathbench` version `v1`; prompts" in body
+    assert "Questions without a mismatched partner: {}." in body
+    assert "**The benchmark split is empty.**" not in E._card(*_card_inputs())
+    big = {"point_path": {"train": 999}, "point_path_text_only": {"benchmark": 5000}}
+    assert _split_card(E._card(infos, big, {}, stats, {}, fractions, salt))[0]["size_categories"] == ["n<1K"]
+    big["point_path"]["benchmark"] = 1
+    assert _split_card(E._card(infos, big, {}, stats, {}, fractions, salt))[0]["size_categories"] == ["1K<n<10K"]
+
+
+# -- rows, prompts, controls -----------------------------------------------------------------------
+def test_traversability_mix_and_sheet_kind():
+    ann = annotation(0)
+    assert E.traversability_mix(ann.traversability) == {"feasible_ground": 2, "clearance_sensitive_ground": 2,
+                                                        "surface_negative": 1}
+    assert E.traversability_mix(ann.route) == {"feasible_ground": 4, "clearance_sensitive_ground": 2,
+                                               "surface_negative": 0}
+    assert E.sheet_kind("point_traversability") == E.sheet_kind("embodied_traversability") == "traversability"
+    assert {E.sheet_kind(t) for t in ("point_path", "embodied_path", "intent_path")} == {"route"}
+
+
+def test_prompts_filled():
+    system, user = E._prompt("point_path", target="red chair", intent="ignored")
+    assert system == "You are a navigation planning assistant."
+    assert user == ("The image shows numbered candidate points. Start at display ID 1. Navigate to the red chair. "
+                    "Output a JSON array of display IDs representing a valid path.")
+    _, user = E._prompt("intent_path", target="ignored", intent="I need a seat")
+    assert "A person says: \u201cI need a seat.\u201d Return" in user and "ignored" not in user
+    _, user = E._prompt("intent_path")
+    assert "A person says: \u201c.\u201d Return" in user and "{intent}" not in user
+    _, user = E._prompt("point_path")
+    assert "Navigate to the . Output" in user
+
+
+def test_build_stats_drop():
+    s = E.BuildStats()
+    s.drop("x"); s.drop("x"); s.drop("y")
+    assert s.dropped == {"x": 2, "y": 1} and (s.views, s.traversability_skipped, s.route_units) == (0, 0, 0)
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    return make_run(tmp_path_factory.mktemp("runs"), n_groups=2)
+
+
+@pytest.fixture(scope="module")
+def built(run):
+    return E.build_questions([run], lambda g: "benchmark")
+
+
+def test_build_stats_of_the_run(built):
+    """Two groups of two views: view g1/v0 has no surface negative (its pair is skipped); each
+    view has two route units, and unit 1's embodied side is absent (no embodied reference)."""
+    qs, views, stats = built
+    assert (stats.views, stats.traversability_skipped, stats.route_units) == (4, 1, 8)
+    assert [v.record.frame_id for v in views] == [f"egopath-random-0000{g}-0{v}" for g in (0, 1) for v in (0, 1)]
+    assert len(qs) == 21 and [q.question_id for q in qs] == sorted(q.question_id for q in qs)
+    assert sum(q.task == "point_traversability" for q in qs) == 3
+
+
+def test_mismatched_partner(built):
+    qs = [q for q in built[0] if q.task == "point_path"]
+    q = qs[0]
+    cands = [p for p in qs if p.scene_id != q.scene_id and len(p.display_ids) == len(q.display_ids)]
+    assert cands and all(p.task == "point_path" for p in cands)
+    best = min(cands, key=lambda p: hashlib.sha256(f"{q.question_id}|{p.question_id}".encode()).hexdigest())
+    assert E.mismatched_partner(q, qs) == best
+    assert E.mismatched_partner(q, list(reversed(qs))) == best                 # not the pool's order
+    assert E.mismatched_partner(q, [p for p in qs if p.scene_id == q.scene_id]) is None
+    other = [p for p in built[0] if p.task == "embodied_path"]
+    assert E.mismatched_partner(q, other) is None                              # another task
+    assert E.mismatched_partner(q, [p for p in qs if len(p.display_ids) != len(q.display_ids)]) is None
+
+
+def test_control_rows(built, run):
+    qs, views, _ = built
+    rows, unpaired = E.control_rows(qs, E.OverlayCache(views))
+    assert list(rows) == list(E.CONTROL_CONFIGS)
+    pp = [q for q in qs if q.task == "point_path"]
+    assert [r["id"] for r in rows["point_path_text_only"]] == [f"{q.question_id}@text_only" for q in pp]
+    assert all(r["image"] is None for r in rows["point_path_text_only"])
+    mm = rows["point_path_mismatched_overlay"]
+    assert len(mm) + unpaired.get("point_path", 0) == len(pp)
+    for r in mm:
+        q = next(q for q in pp if f"{q.question_id}@mismatched_overlay" == r["id"])
+        partner = E.mismatched_partner(q, qs)
+        assert r["image"]["path"] == f"mismatched_{partner.frame_id}_route.jpg"
+        assert r["image"]["bytes"] == E.overlay_jpeg(next(v for v in views if v.record.frame_id == partner.frame_id),
+                                                     "route")
+        assert json.loads(r["question"])["question_id"] == r["id"] and r["answer"] == q.answer
+    assert not any(r["id"].split("/")[1].endswith("traversability") for c in rows.values() for r in c)
+
+
+def test_row(built):
+    q = built[0][0]
+    row = E._row(q, {"bytes": b"x", "path": "p.jpg"})
+    assert row == {"id": q.question_id, "task": q.task, "split": "benchmark", "scene_group": q.scene_group,
+                   "image": {"bytes": b"x", "path": "p.jpg"}, "system_prompt": q.system_prompt,
+                   "user_prompt": q.user_prompt, "answer": q.answer,
+                   "question": json.dumps(q.model_dump(mode="json"), sort_keys=True, ensure_ascii=False)}
+    assert list(json.loads(row["question"])) == sorted(json.loads(row["question"]))
+
+
+# -- inputs refused --------------------------------------------------------------------------------
+def test_bench_argument(tmp_path):
+    assert E._bench({"a": 1}) == {"a": 1} and E._bench(None) == {}
+    with pytest.raises(EgoPathExportError, match=r"benchmark file .*nope\.yaml does not exist"):
+        E._bench(tmp_path / "nope.yaml")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("benchmark: egopathbench\nsplits: 3\n")
+    with pytest.raises(EgoPathExportError, match=r"bad\.yaml: version: Field required"):
+        E._bench(bad)
+
+
+def test_run_store_checks(tmp_path, run):
+    with pytest.raises(EgoPathExportError, match="no run directories given"):
+        E.write_egopathbench([], tmp_path / "d", {})
+    with pytest.raises(EgoPathExportError, match=r"nope: no records\.jsonl \(not a run store\?\)"):
+        E.read_records(tmp_path / "nope")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "records.jsonl").write_text("\n")
+    with pytest.raises(EgoPathExportError, match="records.jsonl holds no frames"):
+        E.write_egopathbench([empty], tmp_path / "d", {})
+    with pytest.raises(EgoPathExportError, match=r"is from env 'egopath', not one of \['calib'\]"):
+        E.write_egopathbench([run], tmp_path / "d", {"environments": {"calib": {}}})
+    (empty / "records.jsonl").write_text("\n{not json\n")
+    with pytest.raises(EgoPathExportError, match=r"records\.jsonl:2: unreadable record"):
+        E.read_records(empty)
+    with pytest.raises(EgoPathExportError, match=r"does not exist"):
+        E.load_questions(tmp_path, "point_path", "train")
+
+
+def test_view_checks(tmp_path, run):
+    import shutil
+
+    bad = tmp_path / "egopath"
+    shutil.copytree(run, bad)
+    recs = [json.loads(line) for line in (bad / "records.jsonl").read_text().splitlines()]
+
+    def write(rs):
+        (bad / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rs))
+
+    write([dict(recs[0], ground_truth={"annotation_error": "no start"}), recs[1]])
+    assert [v.record.frame_id for v in E.read_views(bad)] == [recs[1]["frame_id"]]
+    write([dict(recs[0], verdict="reject"), dict(recs[1], verdict="excluded")])
+    assert E.read_views(bad) == []
+    gt = {k: v for k, v in recs[0]["ground_truth"].items() if k != "scene_group"}
+    write([dict(recs[0], ground_truth=gt)])
+    with pytest.raises(EgoPathExportError, match="egopath-random-00000-00: ground truth lacks scene_group"):
+        E.read_views(bad)
+    write([dict(recs[0], ground_truth={"scene_group": "g", "image_size": "x"})])
+    with pytest.raises(EgoPathExportError, match="egopath-random-00000-00: ground truth is not a ViewAnnotation"):
+        E.read_views(bad)
+    write([dict(recs[0], image="frames/none.jpg")])
+    with pytest.raises(EgoPathExportError, match=r"egopath-random-00000-00: frame .*none\.jpg missing"):
+        E.read_views(bad)
+    write([recs[1], recs[0]])
+    assert [v.scene_group for v in E.read_views(bad)] == ["group-000", "group-000"]
+    assert [v.record.frame_id for v in E.read_views(bad)] == [recs[0]["frame_id"], recs[1]["frame_id"]]
+    with pytest.raises(EgoPathExportError, match=r"split_of returned 'test'"):
+        E.build_questions([bad], lambda g: "test")
+    with pytest.raises(EgoPathExportError, match="occurs twice"):
+        E.build_questions([bad, bad], lambda g: "train")
+
+
+def test_benchmark_json_of_a_small_export(run, tmp_path):
+    s = E.export_egopathbench([run], tmp_path / "ds", dict(BENCH, version=7, export={"controls": False}))
+    meta = json.loads((s.root / "benchmark.json").read_text())
+    assert meta["benchmark"] == "egopathbench" and meta["version"] == "7"
+    assert meta["prompts_version"] == "egopathbench-prompts-1"
+    assert meta["tasks"] == ["point_traversability", "embodied_traversability", "point_path", "embodied_path",
+                             "intent_path"]
+    assert meta["controls"] == list(E.CONTROL_CONFIGS) and meta["splits"] == list(E.SPLITS)
+    assert meta["split_fractions"] == BENCH["splits"] and meta["split_salt"] == BENCH["split_salt"]
+    assert meta["counts"] == s.counts and meta["unpaired_mismatched"] == {}
+    assert not any(c.endswith(("_text_only", "_mismatched_overlay")) for c in meta["counts"])    # controls off
+    assert meta["counts"]["point_path"] == {"train": 4, "benchmark": 4}
+    assert meta["build"] == {"views": 4, "traversability_skipped": 1, "route_units": 8, "dropped": {}}
+    assert meta["benchmark_selection"] == {"enabled": False} and meta["runs"] == ["egopath"]
+    assert s.total_questions == 21 and s.root == tmp_path / "ds" / "egopathbench"
+    assert s.files == layout.list_files(s.root)
+    assert E.load_questions(s.root, "point_path", "train")[0].split == "train"
+
+
+def test_unpaired_controls_are_counted(built):
+    """A pool from one scene has no mismatched partner for anyone: every route question is unpaired."""
+    qs, views, _ = built
+    one = [q for q in qs if q.scene_id == qs[0].scene_id]
+    rows, unpaired = E.control_rows(one, E.OverlayCache(views))
+    expect = {t: n for t in ("point_path", "embodied_path", "intent_path") if (n := sum(q.task == t for q in one))}
+    assert unpaired == expect and expect["point_path"] == 4
+    assert all(rows[f"{t}_mismatched_overlay"] == [] for t in expect)
+    assert len(rows["point_path_text_only"]) == 4
+
+
+def test_overlay_draws_the_sheet_of_the_task(built):
+    """View g0/v1's route sheet has a seventh waypoint its traversability sheet lacks."""
+    _, views, _ = built
+    v = views[1]
+    trav, route = E.overlay_jpeg(v, "traversability"), E.overlay_jpeg(v, "route")
+    assert trav != route and trav[:2] == b"\xff\xd8"
+    cache = E.OverlayCache(views)
+    assert cache.get(v.record.frame_id, "traversability") == trav
+
+
+def test_question_json_keeps_non_ascii(built):
+    q = next(q for q in built[0] if q.task == "intent_path")
+    assert "\u201c" in q.user_prompt
+    assert "\u201c" in E._row(q, None)["question"]
+
+
+def test_controls_are_on_unless_turned_off(run, tmp_path):
+    s = E.export_egopathbench([run], tmp_path / "ds", dict(BENCH, export={}))
+    assert "point_path_text_only" in s.counts

@@ -182,6 +182,19 @@ def test_load_predictions_fields(tmp_path):
         ri.load_predictions(tmp_path / "none.jsonl")
 
 
+def test_load_predictions_counts_every_bad_usage_line_and_keeps_the_path(tmp_path):
+    """Two malformed usage records count 2; line 3 is invalid UTF-8 (read with U+FFFD, still a reply)."""
+    p = tmp_path / "m.jsonl"
+    p.write_bytes(b'{"id": "a", "response": "r", "usage": {"prompt_tokens": -1}}\n'
+                  b'{"id": "b", "response": "r", "usage": {"completion_tokens": "5"}}\n'
+                  b'{"id": "c", "response": "caf\xe9", "usage": {"prompt_tokens": 3}}\n')
+    pr = ri.load_predictions(p)
+    assert pr.path == p and pr.model == "m"
+    assert pr.bad_usage == 2 and set(pr.usage) == {"c"} and pr.usage["c"].prompt_tokens == 3
+    assert pr.invalid_utf8_lines == [3] and pr.replies["c"] == "caf\ufffd"
+    assert pr.unreadable_lines == [] and not pr.torn_last_line
+
+
 def test_load_price_table(tmp_path):
     assert "example-small-model" in ri.load_price_table(None)
     f = tmp_path / "p.yaml"

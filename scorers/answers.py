@@ -176,11 +176,12 @@ def _read_object(obj: Any, keys: list[KeySpec]) -> ParsedAnswer:
     return ParsedAnswer(in_grammar=not errors, adequate=adequate, fields=fields, errors=errors)
 
 
-def _first_object(text: str) -> Any:
-    """The first '{' at which a JSON object decodes (lenient reading); raises if none."""
-    dec = json.JSONDecoder(parse_constant=_no_constants, object_pairs_hook=_no_duplicates)
+def _first_object(text: str) -> dict | None:
+    """The object at the first '{' where one decodes (lenient reading); None if none does
+    (nothing reports why: the strict parse's error is the one recorded)."""
     if not _depth_ok(text):
-        raise _Reject(f"nested deeper than {MAX_DEPTH}")
+        return None
+    dec = json.JSONDecoder(parse_constant=_no_constants, object_pairs_hook=_no_duplicates)
     start = text.find("{")
     tries = 0
     while start != -1 and tries < 64:
@@ -190,7 +191,7 @@ def _first_object(text: str) -> Any:
             return obj
         except (ValueError, RecursionError):
             start = text.find("{", start + 1)
-    raise _Reject("no JSON object found")
+    return None
 
 
 def parse_answer(reply: Any, keys: list[KeySpec]) -> ParsedAnswer:
@@ -216,7 +217,8 @@ def _parse(reply: Any, keys: list[KeySpec]) -> ParsedAnswer:
     except (ValueError, RecursionError) as e:  # JSONDecodeError and _Reject are ValueErrors
         why = str(e) if isinstance(e, _Reject) else "not exactly one JSON value"
         try:
-            lenient = _read_object(_first_object(text), keys)
+            found = _first_object(text)
+            lenient = None if found is None else _read_object(found, keys)
         except (ValueError, RecursionError):
             lenient = None
         return ParsedAnswer(in_grammar=False, fields=empty, errors=[f"strict: {why}"], lenient=lenient)

@@ -141,3 +141,24 @@ def test_table13_row():
     assert row.scorer.n == 2 and row.scorer.agreement == 1.0        # f5, f170 heldout; f0 tune
     empty = ag.table13_row({"f": {"a": 1}}, {})
     assert empty.frames == 0 and empty.ratings_per_frame is None and empty.agree is None and empty.alpha is None
+
+
+def test_scorer_vs_majority_ci_uses_seed_0_by_default():
+    """Ten frames, the scorer right on six: the 200-resample percentile CI of the stream seeded 0
+    is [0.3, 0.9]; seed 1 draws another stream, whose upper end is 0.9025."""
+    three = {"r1": "accept", "r2": "accept", "r3": "accept"}
+    r = {f"f{i}": three for i in range(10)}
+    sc = {f"f{i}": i < 6 for i in range(10)}
+    ci = ag.scorer_vs_majority(r, sc, split=None, n_resamples=200).ci
+    assert (ci.estimate, ci.low, ci.n_undefined) == (0.6, 0.3, 0) and ci.high == pytest.approx(0.9, abs=1e-12)
+    assert ag.scorer_vs_majority(r, sc, split=None, n_resamples=200, seed=1).ci.high == pytest.approx(0.9025)
+
+
+def test_scorer_vs_majority_splits_with_the_salt_it_is_given():
+    # under salt "other" only f1 is held out (u = 0.7265); under the project salt f0, f1, f3 are all tune
+    three = {"r1": "accept", "r2": "accept", "r3": "accept"}
+    r = {"f0": three, "f1": three, "f3": three}
+    sc = {"f0": True, "f1": False, "f3": True}
+    s = ag.scorer_vs_majority(r, sc, salt="other")
+    assert (s.n, s.agreement, s.rejects_of_majority_accepts) == (1, 0.0, 1)
+    assert ag.scorer_vs_majority(r, sc).n == 0

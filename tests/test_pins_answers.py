@@ -150,3 +150,50 @@ def test_enum_list_copy_is_a_new_list():
     src = ["rust"]
     v, _ = a.check_value(spec, src)
     assert v == src and v is not src
+
+
+def test_depth_counts_only_brackets_and_each_close_once():
+    # letters outside strings neither open nor close a level
+    assert a._depth_ok("X" * 40) and a._depth_ok("X" * 40 + "[" * 16)
+    assert not a._depth_ok("[" * 16 + "X" * 5 + "[")
+    # a closing bracket takes back exactly one level: 16, 15, 16, 17 -> too deep
+    assert not a._depth_ok("[" * 16 + "]" + "[[")
+    assert a._depth_ok("[" * 16 + "]" + "[")
+
+
+def test_lenient_reading_is_as_strict_as_rfc_8259_inside_the_object():
+    """The lenient reading only forgives what surrounds the object: NaN or a duplicate key
+    inside it still means no object."""
+    assert parse('Sure: {"adequate": true, "n": NaN}').lenient is None
+    assert parse('Sure: {"adequate": true, "adequate": false}').lenient is None
+    ok = parse('Sure: {"adequate": true, "n": NaN} then ' + json.dumps(GOOD))
+    assert ok.lenient is not None and ok.lenient.in_grammar
+
+
+def test_lenient_reading_tries_every_brace_and_never_reads_a_bare_value():
+    # an object starting at index 1, and one right after a stray "{"
+    assert parse("x" + json.dumps(GOOD)).lenient.in_grammar
+    assert parse("{" + json.dumps(GOOD)).lenient.in_grammar
+    # no object anywhere: a trailing number is not read as the answer
+    assert parse("the answer is 5").lenient is None
+    assert parse("{oops} 5").lenient is None
+
+
+def test_a_missing_key_does_not_stop_the_later_keys_being_checked():
+    d = dict(GOOD, s=3)
+    del d["n"]
+    p = parse(d)
+    assert p.errors == ["n: missing", "s: not a JSON string"]
+    assert p.fields == {"n": None, "s": None, "b": False, "e": "up", "l": ["dent"], "r": [{"name": "K", "amps": 20}]}
+
+
+def test_an_internal_error_scores_as_an_unreadable_reply(monkeypatch):
+    """parse_answer never raises: whatever goes wrong inside is an out-of-grammar reply with
+    every field None and the error's type recorded."""
+    def boom(reply, keys):
+        raise RuntimeError("bug")
+    monkeypatch.setattr(a, "_parse", boom)
+    p = a.parse_answer(json.dumps(GOOD), KEYS)
+    assert p == a.ParsedAnswer(in_grammar=False, fields={k.name: None for k in KEYS},
+                               errors=["internal: RuntimeError"])
+    assert p.in_grammar is False and p.adequate is None and p.lenient is None

@@ -116,6 +116,13 @@ def test_usage_of_record_openai_completion_minus_reasoning():
     assert c.usage_of_record(rec) == c.Usage(prompt_tokens=1, output_tokens=5, thinking_tokens=0)
 
 
+def test_usage_of_record_completion_tokens_win_over_output_tokens():
+    """A record with both counts: completion_tokens is reply + thinking, so the reply is
+    completion - reasoning = 10 - 4 = 6, and output_tokens (3) is not read."""
+    rec = {"usage": {"prompt_tokens": 1, "output_tokens": 3, "completion_tokens": 10, "reasoning_tokens": 4}}
+    assert c.usage_of_record(rec) == c.Usage(prompt_tokens=1, output_tokens=6, thinking_tokens=4)
+
+
 @pytest.mark.parametrize("usage", [
     {"prompt_tokens": -1}, {"prompt_tokens": True}, {"prompt_tokens": "10"}, {"prompt_tokens": float("inf")},
     {"prompt_tokens": float("nan")}, {"prompt_tokens": 10**12 + 1}, {"output_tokens": 10**309},

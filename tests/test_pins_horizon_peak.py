@@ -262,3 +262,39 @@ def test_horizon_dirs_of_a_camera_rolled_90_deg_use_the_centre_row():
     d = hp.horizon_dirs(side, 5)
     assert np.isfinite(d).all() and np.allclose(d[:, 2], 0.0) and np.allclose(np.linalg.norm(d, axis=1), 1.0)
     assert np.allclose(d[2], [0.0, 1.0, 0.0], atol=1e-3)
+
+
+def test_roll_sign_follows_look_at_roll():
+    # look_at's positive roll is a positive roll_deg (the sign the ground truth records)
+    assert hp.roll_deg(pose_at([0.0, 0.0, 0.0], [0.0, 1.0, 0.0], roll_deg=10.0)) == pytest.approx(10.0, abs=1e-9)
+    assert hp.roll_deg(pose_at([0.0, 0.0, 0.0], [0.0, 1.0, 0.0], roll_deg=-25.0)) == pytest.approx(-25.0, abs=1e-9)
+
+
+def test_sharp_at_target_is_in_pixels():
+    t = {x.name: x for x in hp.scene_terms_of(1.0, 0.0, 1.0, 0.5, 0.3, 6.0)}
+    assert t["sharp_at_target"].unit == "px" and t["sharp_at_target"].threshold == "<= 5 px"
+    assert not t["sharp_at_target"].passed
+
+
+
+def _wall_from(x0):
+    """A wall 2 m ahead covering x > x0."""
+    wall = trimesh.Trimesh(vertices=[[x0, 2.0, -50.0], [50.0, 2.0, -50.0], [50.0, 2.0, 50.0], [x0, 2.0, 50.0]],
+                           faces=[[0, 1, 2], [0, 2, 3]])
+    return Raycaster(SceneMesh.from_trimesh_parts([(5, "wall", wall)]))
+
+
+def test_id_grid_block_centres_off_the_optical_axis():
+    """A wall whose edge is x0 right of the axis 2 m ahead: a block is hit iff its centre column
+    u = step j + (step - 1) / 2 has (u - cx) / f > x0 / 2. The edge is put a quarter pixel left,
+    then right, of block 30's centre, so a centre off by half a pixel either way changes block 30;
+    a 7-px step keeps 640 // 7 = 91 columns and 480 // 7 = 68 rows."""
+    pose = pose_at([0.0, 0.0, 0.0], [0.0, 1.0, 0.0])
+    f, cx = pose.K_array()[0, 0], pose.K_array()[0, 2]
+    for step in (4, 7):
+        centres = np.arange(640 // step) * step + (step - 1) / 2.0
+        for shift, hit30 in ((-0.25, True), (0.25, False)):
+            x0 = 2.0 * (centres[30] + shift - cx) / f
+            ids = hp.id_grid(_wall_from(x0), pose, step)
+            assert ids.shape == (480 // step, 640 // step)
+            assert np.array_equal(ids[0], np.where(np.arange(len(centres)) >= (30 if hit30 else 31), 5, 0)), step

@@ -155,6 +155,44 @@ def test_load_items_empty_ground_truth_null_gray_and_root_with_shards(tmp_path):
     assert a.id == "e1" and a.ground_truth == {} and b.gray is False
 
 
+def test_an_environment_that_declares_documentation_only_is_never_graded(tmp_path, monkeypatch):
+    """The environment's own `acceptability_scored=False` (car_plate, when it lands) decides even
+    when the frame says nothing; here a registered copy of tape_gap declares it."""
+    import dataclasses
+
+    import blender_envs.registry as registry
+
+    docs = dataclasses.replace(registry.get_environment("tape_gap"), name="docs_only", acceptability_scored=False)
+    real_modules, real_get = registry._modules(), registry.get_environment
+    monkeypatch.setattr(registry, "_modules", lambda: {**real_modules, "docs_only": "x"})
+    monkeypatch.setattr(registry, "get_environment", lambda n: docs if n == "docs_only" else real_get(n))
+    assert di.acceptability_scored("docs_only", {}) is False
+    assert di.acceptability_scored("docs_only", {"acceptability_scored": True}) is False
+    assert di.acceptability_scored("tape_gap", {}) is True
+    shard(tmp_path / "docs_only" / "test-0.parquet", [row("d1", env="docs_only", gt={})])
+    shard(tmp_path / "tape_gap" / "test-0.parquet", [row("t1", gt={})])
+    d1, t1 = di.load_items(tmp_path)
+    assert (d1.id, d1.acceptability_scored) == ("d1", False) and (t1.id, t1.acceptability_scored) == ("t1", True)
+
+
+def test_shard_paths_default_to_the_test_split(tmp_path):
+    shard(tmp_path / "tape_gap" / "test-00000.parquet", [row("t1")])
+    shard(tmp_path / "tape_gap" / "train-00000.parquet", [row("t2")])
+    assert di.shard_paths(tmp_path) == [tmp_path / "tape_gap" / "test-00000.parquet"]
+    assert di.shard_paths(tmp_path, "train") == [tmp_path / "tape_gap" / "train-00000.parquet"]
+
+
+def test_keys_without_a_scored_on_field_take_the_default(tmp_path):
+    """An export whose key structs have no `scored_on` column: the KeySpec default applies."""
+    from scorers.answer_keys import KeySpec
+
+    key = {k: v for k, v in KEY.items() if k != "scored_on"}
+    shard(tmp_path / "tape_gap" / "test-0.parquet", [row("k1", keys=(key,))])
+    (item,) = di.load_items(tmp_path)
+    assert item.keys[0].scored_on == KeySpec.model_fields["scored_on"].default
+    assert item.keys[0].name == "reading" and item.keys[0].tolerance == 0.125
+
+
 # ---------------------------------------------------------------- realitybench_inputs
 
 def _jsonl(path: Path, lines) -> Path:
@@ -180,6 +218,19 @@ def test_load_predictions_fields(tmp_path):
     assert pr.invalid_utf8_lines == []
     with pytest.raises(ri.ReportError, match="does not exist"):
         ri.load_predictions(tmp_path / "none.jsonl")
+
+
+def test_load_predictions_counts_every_bad_usage_line_and_keeps_the_path(tmp_path):
+    """Two malformed usage records count 2; line 3 is invalid UTF-8 (read with U+FFFD, still a reply)."""
+    p = tmp_path / "m.jsonl"
+    p.write_bytes(b'{"id": "a", "response": "r", "usage": {"prompt_tokens": -1}}\n'
+                  b'{"id": "b", "response": "r", "usage": {"completion_tokens": "5"}}\n'
+                  b'{"id": "c", "response": "caf\xe9", "usage": {"prompt_tokens": 3}}\n')
+    pr = ri.load_predictions(p)
+    assert pr.path == p and pr.model == "m"
+    assert pr.bad_usage == 2 and set(pr.usage) == {"c"} and pr.usage["c"].prompt_tokens == 3
+    assert pr.invalid_utf8_lines == [3] and pr.replies["c"] == "caf\ufffd"
+    assert pr.unreadable_lines == [] and not pr.torn_last_line
 
 
 def test_load_price_table(tmp_path):

@@ -494,3 +494,6 @@ def test_zero_length_edge_has_one_station():
     S = corridor_samples((1, 2, 0.5), (1, 2, 0.5), 0.2, 0.05, [0.1, 0.2])
     assert S.shape == (2 * 37, 3)
     assert corridor_samples((0, 0, 0), (0, 0, 0.5), 0.0, 0.05, [0.1]).shape == (1, 3)
+    # an edge far shorter than the step (1e-12 m) is one station too, at its far end
+    assert np.allclose(corridor_samples((0, 0, 0), (1e-12, 0, 0), 0.0, 0.05, [0.1]), [[1e-12, 0, 0.1]])
+    assert corridor_samples((0, 0, 0), (1e-12, 0, 0), 0.0, 0.05, [0.1]).shape == (1, 3)

@@ -312,3 +312,36 @@ def test_rotated_box_occupies_the_cells_its_footprint_overlaps(cx, cy, w, d, yaw
     elif z0 + h < P.obstacle_min_z - 1e-5 or z0 > P.obstacle_max_z + 1e-5:
         assert not g.occupied.any()
     assert g.floor.all()
+
+
+# ------------------------------------------------------------ chunking
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 50])
+def test_chunked_pair_enumeration_gives_the_same_grid(monkeypatch, chunk):
+    """(triangle, cell) pairs are tested in chunks of at most _MAX_PAIRS; the chunk size is a memory
+    bound only. Oracle: the same scene with one chunk holding every pair, and the pair list itself."""
+    import geometry.occupancy as occ
+
+    parts = [box_part((0.22, 0.42, 0.0), (0.38, 0.58, 0.5), 5), box_part((0.52, 0.12, 0.0), (0.88, 0.28, 1.0), 6),
+             box_part((0.12, 0.72, 1.9), (0.18, 0.78, 2.2), 7)]
+    whole = grid_of(*parts)
+    tri = np.arange(3)
+    i0 = np.array([[1, 2], [0, 0], [5, 5]])
+    nx_, ny_ = np.array([2, 0, 3]), np.array([3, 4, 1])  # 6, 0 and 3 cells
+    want = [(0, 1, 2), (0, 2, 2), (0, 1, 3), (0, 2, 3), (0, 1, 4), (0, 2, 4), (2, 5, 5), (2, 6, 5), (2, 7, 5)]
+    monkeypatch.setattr(occ, "_MAX_PAIRS", chunk)
+    chunks = list(occ._expand(tri, i0, nx_, ny_))
+    got = [(int(t), int(x), int(y)) for c in chunks for t, x, y in zip(*c)]
+    assert got == want
+    assert all(len(c[0]) <= max(chunk, 6) for c in chunks)  # a triangle's cells are never split
+    assert len(chunks) == {1: 2, 7: 2, 50: 1}[chunk]
+    g = grid_of(*parts)
+    assert np.array_equal(g.occupied, whole.occupied) and np.array_equal(g.object_cells, whole.object_cells)
+    assert g.footprints.keys() == whole.footprints.keys()
+    assert all(np.array_equal(g.footprints[k], whole.footprints[k]) for k in g.footprints)
+    tri_floor = trimesh.Trimesh([[0, 0, 0], [0.5, 0, 0], [0, 0.5, 0]], [[0, 1, 2]], process=False)
+    m = SceneMesh.from_trimesh_parts([(1, "floor", tri_floor)])
+    assert cells(occupancy_from_mesh(m, {1}, P, bounds=(0, 0, 0.5, 0.5)).floor) == sorted(
+        (ix, iy) for ix in range(5) for iy in range(5) if ix + iy <= 4)
+    assert list(occ._expand(tri, i0, np.zeros(3, np.int64), ny_)) == []

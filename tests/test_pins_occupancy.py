@@ -345,3 +345,52 @@ def test_chunked_pair_enumeration_gives_the_same_grid(monkeypatch, chunk):
     assert cells(occupancy_from_mesh(m, {1}, P, bounds=(0, 0, 0.5, 0.5)).floor) == sorted(
         (ix, iy) for ix in range(5) for iy in range(5) if ix + iy <= 4)
     assert list(occ._expand(tri, i0, np.zeros(3, np.int64), ny_)) == []
+
+
+# ------------------------------------------------------------ geometry beyond the grid
+
+
+def test_geometry_beyond_the_bounds_marks_only_cells_inside():
+    """Obstacles straddling or just outside each edge of the 10 x 10 grid over (0, 0)-(1, 1): only
+    their cells inside the grid are marked, never a cell a row or column away (flat-index wrap)."""
+    big_floor = trimesh.Trimesh(np.array([[-0.5, -0.5, 0], [1.54, -0.5, 0], [-0.5, 1.54, 0]], float), [[0, 1, 2]],
+                                process=False)  # covers the cell centres with x + y <= 1.04: ix + iy <= 9
+    parts = [(1, "floor", big_floor),
+             box_part((-0.2, 0.42, 0.0), (0.15, 0.48, 0.5), 3),   # straddles x = 0: cells (0, 4), (1, 4)
+             box_part((0.93, 0.62, 0.0), (1.3, 0.68, 0.5), 4),    # straddles x = 1: (9, 6)
+             box_part((1.02, 0.22, 0.0), (1.2, 0.28, 0.5), 5),    # just right of the grid: none
+             box_part((0.52, -0.3, 0.0), (0.58, 0.04, 0.5), 6),   # straddles y = 0: (5, 0)
+             box_part((0.72, 0.97, 0.0), (0.78, 1.4, 0.5), 7),    # straddles y = 1: (7, 9)
+             box_part((0.32, 1.02, 0.0), (0.38, 1.3, 0.5), 8),    # just above: none
+             box_part((-0.3, 0.12, 0.0), (-0.02, 0.18, 0.5), 9),  # just left: none
+             box_part((0.12, -0.3, 0.0), (0.18, -0.02, 0.5), 10)]  # just below: none
+    g = occupancy_from_mesh(SceneMesh.from_trimesh_parts(parts), {1}, P, bounds=(0, 0, 1, 1))
+    assert g.shape == (10, 10)
+    assert cells(g.floor) == sorted((ix, iy) for ix in range(10) for iy in range(10) if ix + iy <= 9)
+    want = {3: [(0, 4), (1, 4)], 4: [(9, 6)], 6: [(5, 0)], 7: [(7, 9)]}
+    assert cells(g.occupied) == sorted(c for v in want.values() for c in v)
+    for oid, cs in want.items():
+        assert cells(g.object_cells == oid) == cs
+        assert cells(footprint_mask(g, oid)) == cs
+    assert sorted(g.footprints) == [3, 4, 6, 7]
+
+
+def test_grid_with_a_negative_origin_marks_obstacles_where_they_stand():
+    # bounds from (-0.3, -0.2): origin (-0.25, -0.15), a 13 x 12 grid; the box's cells are
+    # x 0.22..0.38 -> ix 5, 6 (centres 0.25, 0.35) and y 0.42..0.58 -> iy 6, 7 (0.45, 0.55)
+    g = occupancy_from_mesh(SceneMesh.from_trimesh_parts([floor_part(), box_part((0.22, 0.42, 0.0),
+                                                                                 (0.38, 0.58, 0.5), 5)]),
+                            {1}, P, bounds=(-0.3, -0.2, 1.0, 1.0))
+    np.testing.assert_allclose(g.origin_xy, [-0.25, -0.15])
+    assert g.shape == (12, 13)
+    want = [(ix, iy) for ix in (5, 6) for iy in (6, 7)]
+    assert cells(g.occupied) == want and cells(footprint_mask(g, 5)) == want
+
+
+@pytest.mark.parametrize("x_hi, n", [(0.3 - 5e-7, 2), (0.3 - 2e-6, 1)])
+def test_touching_a_cell_from_below_within_the_tolerance(x_hi, n):
+    # a face 0.5 um short of the cell boundary x = 0.3 still touches cell 3 (contact within 1e-6 m);
+    # 2 um short it does not
+    g = grid_of(box_part((0.22, 0.42, 0.0), (x_hi, 0.48, 0.5), 5))
+    assert cells(g.occupied) == [(2, 4), (3, 4)][:n]
+    assert cells(footprint_mask(g, 5)) == [(2, 4), (3, 4)][:n]

@@ -394,3 +394,19 @@ def test_touching_a_cell_from_below_within_the_tolerance(x_hi, n):
     g = grid_of(box_part((0.22, 0.42, 0.0), (x_hi, 0.48, 0.5), 5))
     assert cells(g.occupied) == [(2, 4), (3, 4)][:n]
     assert cells(footprint_mask(g, 5)) == [(2, 4), (3, 4)][:n]
+
+
+@pytest.mark.parametrize("counts, chunk, sizes", [
+    ([2, 2, 2, 2], 4, [4, 4]),   # chunks fill up to _MAX_PAIRS pairs, whole triangles only
+    ([2, 2], 4, [4]),            # exactly _MAX_PAIRS pairs fit one chunk
+    ([2, 3], 4, [2, 3]),         # 5 pairs would exceed the bound
+    ([5, 1], 4, [5, 1]),         # a triangle with more cells than the bound is a chunk on its own
+])
+def test_chunks_are_as_full_as_the_bound_allows(monkeypatch, counts, chunk, sizes):
+    import geometry.occupancy as occ
+
+    monkeypatch.setattr(occ, "_MAX_PAIRS", chunk)
+    n = len(counts)
+    out = list(occ._expand(np.arange(n), np.zeros((n, 2), np.int64), np.array(counts), np.ones(n, np.int64)))
+    assert [len(t) for t, _, _ in out] == sizes
+    assert np.concatenate([t for t, _, _ in out]).tolist() == np.repeat(np.arange(n), counts).tolist()

@@ -322,3 +322,178 @@ def test_corridor_samples_single_ring_single_angle_and_messages():
 def test_zero_length_edge_stands_on_its_first_point():
     # a and b share xy but not z: the single station is a's, on a's floor
     assert np.allclose(corridor_samples((0, 0, 0), (0, 0, 0.5), 0.0, 0.05, [0.1]), [[0, 0, 0.1]])
+
+
+# ------------------------------------------------------------ exact arithmetic
+# f = 64 and the principal point on pixel (40, 30): with the straight-down camera every number below
+# is a binary fraction, so projections and back-projections land exactly on the thresholds.
+# Pixel (u, v) at planar depth d back-projects to X = ((u - 40) d / 64, -(v - 30) d / 64, 5 - d);
+# a point at height h and xy (x, y) projects to u = 40 + 64 x / (5 - h), v = 30 - 64 y / (5 - h).
+
+K64 = np.array([[64.0, 0, 40.0], [0, 64.0, 30.0], [0, 0, 1]])
+
+
+def exact_audit(depth, ids, a=EA, b=EB, params=PARAMS, **kw):
+    return audit_edge(a, b, params, K64, DOWN, depth, ids, floor_ids={1}, **kw)
+
+
+def test_index_evidence_counts_every_hidden_sample():
+    # A screen 1 m below the camera over the whole frame hides every corridor sample. The edge is
+    # 2 m long: 41 stations x n heights x 37 disc points, all in frame (|u - 39.5| <= 60 * 1.3 / 3.2 < 40).
+    full_d, full_i = np.full((H, W), 1.0), np.full((H, W), 7)
+    for kw, n in [({}, 41 * 5 * 37), ({"n_heights": 2}, 41 * 2 * 37), ({"n_heights": 1}, 41 * 2 * 37),
+                  ({"n_heights": 7}, 41 * 7 * 37)]:
+        assert down_audit(full_d, full_i, min_samples=n, **kw) == "index"
+        assert down_audit(full_d, full_i, min_samples=n + 1, **kw) == "inconclusive"
+    # the default asks for a single hidden sample: one pixel hiding the samples behind it is enough
+    assert down_audit(*one_pixel(40, 30, 1.0, 7)) == "index"
+
+
+@pytest.mark.parametrize("px, d, radius, want", [
+    # pixel (40, 25) at depth 4: X = (0, 0.3125, 1.0), exactly 0.3125 m from the edge
+    ((40, 25), 4.0, 0.3125, "depth"),
+    ((40, 25), 4.0, 0.3124999, "inconclusive"),
+])
+def test_radius_boundary_is_inside(px, d, radius, want):
+    assert exact_audit(*one_pixel(*px, d, 5), radius=radius, min_samples=10**6) == want
+
+
+@pytest.mark.parametrize("d, want", [
+    # slab 0.5 .. 1.5 m: pixel (40, 30) at depth 4.5 is X = (0, 0, 0.5), at 3.5 X = (0, 0, 1.5)
+    (4.5, "depth"), (4.5000001, "inconclusive"), (3.5, "depth"), (3.4999999, "inconclusive"),
+])
+def test_slab_boundaries_are_inside(d, want):
+    params = GeometryParams(obstacle_min_z=0.5, obstacle_max_z=1.5)
+    assert exact_audit(*one_pixel(40, 30, d, 5), params=params, min_samples=10**6) == want
+
+
+# Frame edges, exactly: the corridor (radius 0.25, slab 0.5 .. 1.8) lies outside the frame but for
+# one sample, the ring point of its first station at its lowest height (planar depth 4.5), placed
+# exactly on the frame's edge. Pixel centres are integers, so the frame is -0.5 <= u < 79.5,
+# -0.5 <= v < 59.5: a sample on the left/top edge is in frame, one on the right/bottom edge is not.
+P_HIGH = GeometryParams(obstacle_min_z=0.5)
+
+
+@pytest.mark.parametrize("a, b, img, want", [
+    ((-3.09765625, 0, 0), (-4, 0, 0), "col0", "index"),        # x = -2.84765625: u = -0.5 exactly
+    ((3.02734375, 0, 0), (4, 0, 0), "col79", "inconclusive"),   # x = 2.77734375: u = 79.5 exactly
+    ((0, 2.39453125, 0), (0, 3.5, 0), "row0", "index"),         # y = 2.14453125: v = -0.5 exactly
+    ((0, -2.32421875, 0), (0, -3.5, 0), "row59", "inconclusive"),  # y = -2.07421875: v = 59.5 exactly
+    ((0, 2.4296875, 0), (0, 3.5, 0), "row0", "inconclusive"),   # v = -1.0: out of frame
+    ((0, -2.359375, 0), (0, -3.5, 0), "row59", "inconclusive"),  # v = 60.0: out of frame
+    ((0, -2.2890625, 0), (0, -3.5, 0), "row59", "index"),       # v = 59.0: pixel row 59
+])
+def test_frame_edges_exactly(a, b, img, want):
+    kind, k = img[:3], int(img[3:])
+    depth, ids = np.full((H, W), np.inf), np.zeros((H, W), np.int64)
+    if kind == "col":
+        depth[:, k], ids[:, k] = 1.0, 7
+    else:
+        depth[k, :], ids[k, :] = 1.0, 7
+    assert exact_audit(depth, ids, a=a, b=b, params=P_HIGH, radius=0.25) == want
+
+
+def test_depth_evidence_beyond_the_first_end_is_measured_from_it():
+    # pixel (15, 30) at depth 4: X = (-1.633, -0.033, 1.0), 0.634 m from A = (-1, 0) (0.033 m from
+    # the edge's line): the distance is to the segment, on this side as on the other
+    depth, ids = one_pixel(15, 30, 4.0, 5)
+    assert down_audit(depth, ids, radius=0.64) == "depth"
+    assert down_audit(depth, ids, radius=0.62, min_samples=10**6) == "inconclusive"
+
+
+def test_depth_evidence_on_a_raised_sloped_floor():
+    # floor z 0.5 at x = -1 rising to 1.0 at x = 1; pixel (40, 30) at depth 3.9 is
+    # X = (0.065, -0.065, 1.1), where the floor is at 0.766 and the slab 0.816 .. 2.566
+    a, b = (-1.0, 0.0, 0.5), (1.0, 0.0, 1.0)
+    assert down_audit(*one_pixel(40, 30, 3.9, 5), a=a, b=b, min_samples=10**6) == "depth"
+    # 0.25 m lower (X z = 0.85 at x = 0.035, slab from 0.809) is still inside; 5 cm lower (X z = 0.80) not
+    assert down_audit(*one_pixel(40, 30, 4.15, 5), a=a, b=b, min_samples=10**6) == "depth"
+    assert down_audit(*one_pixel(40, 30, 4.2, 5), a=a, b=b, min_samples=10**6) == "inconclusive"
+
+
+# A camera 1 m above the floor looking along +y (image x = world x, image y = world -z):
+# pixel (u, v) at planar depth d back-projects to X = ((u - 39.5) d / 60, d, 1 - (v - 29.5) d / 60).
+LEVEL = look_at([0.0, 0.0, 1.0], [0.0, 1.0, 1.0])
+
+
+def level_audit(depth, ids, a, b, **kw):
+    return audit_edge(a, b, PARAMS, K, LEVEL, depth, ids, floor_ids={1}, min_samples=10**6, **kw)
+
+
+@pytest.mark.parametrize("px, d, want", [
+    ((40, 30), 0.003, "depth"),     # 3 mm in front of the camera, inside the corridor around it
+    ((40, 30), 0.0, "inconclusive"),  # depth 0 is no measurement
+    ((0, 30), 0.3, "depth"),        # X = (-0.1975, 0.3, 0.9975): the whole image is searched
+    ((79, 30), 0.3, "depth"),
+    ((40, 0), 0.3, "depth"),        # X = (0.0025, 0.3, 1.1475)
+    ((40, 59), 0.3, "depth"),
+])
+def test_corridor_around_the_camera(px, d, want):
+    # the edge runs from behind the camera (y = -1) to in front of it (y = 3)
+    assert level_audit(*one_pixel(*px, d, 5), (0.0, -1.0, 0.0), (0.0, 3.0, 0.0)) == want
+
+
+def test_corridor_grazing_the_camera_plane_keeps_near_depths():
+    # The edge runs along x 0.2999 m in front of the camera: its discs reach 0.1 mm behind the
+    # camera plane, the nearest sample in front is 4 cm away (ring offset -0.2598), but the corridor
+    # itself holds X = (0, 0.01, 1.0), 0.2899 m from the edge: a pixel 1 cm away is evidence.
+    a, b = (-1.0, 0.2999, 0.0), (1.0, 0.2999, 0.0)
+    assert level_audit(*one_pixel(40, 30, 0.01, 5), a, b) == "depth"
+
+
+def test_near_corridor_in_front_of_the_camera():
+    # all of the corridor is 0.4 .. 1.0 m in front: pixel (40, 30) at 0.7 m is X = (0.006, 0.5, 0.994)
+    cam = look_at([0.0, -0.2, 1.0], [0.0, 1.0, 1.0])
+    depth, ids = one_pixel(40, 30, 0.7, 5)
+    assert audit_edge((-0.5, 0.5, 0.0), (0.5, 0.5, 0.0), PARAMS, K, cam, depth, ids, floor_ids={1},
+                      min_samples=10**6) == "depth"
+
+
+def test_depth_range_covers_the_disc_between_its_ring_points():
+    # A point edge at the origin seen level from 2 m away along the 15 degree direction, half-way
+    # between two of the 12 ring directions: the disc's nearest point (0.3 m towards the camera)
+    # is at depth 1.70, the nearest ring points at 2 - 0.3 cos 15 = 1.7102. The principal point is
+    # pixel (40, 30), whose ray passes through that nearest point.
+    c, s = math.cos(math.radians(15)), math.sin(math.radians(15))
+    cam = look_at([2 * c, 2 * s, 1.0], [0.0, 0.0, 1.0])
+
+    def at(d):
+        return audit_edge((0, 0, 0), (0, 0, 0), PARAMS, K64, cam, *one_pixel(40, 30, d, 5), floor_ids={1},
+                          min_samples=10**6)
+
+    assert at(1.7005) == "depth"  # X 0.2995 m from the point
+    assert at(1.6995) == "inconclusive"  # 0.3005 m
+
+
+@pytest.mark.parametrize("a, b, px", [
+    # the corridor runs out of the frame; evidence on the image's outermost pixels (depth 4, X z = 1)
+    ((-4.0, 0.0, 0.0), (0.0, 0.0, 0.0), (0, 30)),    # X = (-2.633, -0.033, 1)
+    ((0.0, 0.0, 0.0), (4.0, 0.0, 0.0), (79, 30)),    # X = (2.633, -0.033, 1)
+    ((0.0, 0.0, 0.0), (0.0, 4.0, 0.0), (40, 0)),     # X = (0.033, 1.967, 1)
+    ((0.0, 0.0, 0.0), (0.0, -4.0, 0.0), (40, 59)),   # X = (0.033, -1.967, 1)
+])
+def test_depth_evidence_on_the_image_border(a, b, px):
+    assert down_audit(*one_pixel(*px, 4.0, 5), a=a, b=b, min_samples=10**6) == "depth"
+
+
+def test_occluder_tolerance_and_background_depth_exactly():
+    # Pixel (40, 30) shows samples of the lowest height (0.05 m: planar depth 4.95) and higher ones.
+    # An occluder counts when it is more than 2 cm nearer: 4.93 is exactly 2 cm, not enough.
+    lim = (5.0 - 0.05) - 0.02
+    assert down_audit(*one_pixel(40, 30, lim, 7), min_pixels=10**6) == "inconclusive"
+    assert down_audit(*one_pixel(40, 30, lim - 1e-3, 7), min_pixels=10**6) == "index"
+    # A corridor 2e9 m below the camera: a depth of 1e9 is background, one just under it is not.
+    far = DOWN.copy()
+    far[2, 3] = 2e9
+    for d, want in [(1e9, "inconclusive"), (0.999e9, "index")]:
+        depth, ids = one_pixel(40, 30, d, 7)
+        assert audit_edge(EA, EB, PARAMS, K, far, depth, ids, floor_ids={1}) == want
+
+
+def test_zero_length_edge_has_one_station():
+    S = corridor_samples((1, 2, 0.5), (1, 2, 0.5), 0.2, 0.05, [0.1, 0.2])
+    assert S.shape == (2 * 37, 3)
+    assert corridor_samples((0, 0, 0), (0, 0, 0.5), 0.0, 0.05, [0.1]).shape == (1, 3)
+    # an edge far shorter than the step (1e-12 m) is one station too, at its far end
+    assert np.allclose(corridor_samples((0, 0, 0), (1e-12, 0, 0), 0.0, 0.05, [0.1]), [[1e-12, 0, 0.1]])
+    assert corridor_samples((0, 0, 0), (1e-12, 0, 0), 0.0, 0.05, [0.1]).shape == (1, 3)

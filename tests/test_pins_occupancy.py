@@ -312,3 +312,101 @@ def test_rotated_box_occupies_the_cells_its_footprint_overlaps(cx, cy, w, d, yaw
     elif z0 + h < P.obstacle_min_z - 1e-5 or z0 > P.obstacle_max_z + 1e-5:
         assert not g.occupied.any()
     assert g.floor.all()
+
+
+# ------------------------------------------------------------ chunking
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 50])
+def test_chunked_pair_enumeration_gives_the_same_grid(monkeypatch, chunk):
+    """(triangle, cell) pairs are tested in chunks of at most _MAX_PAIRS; the chunk size is a memory
+    bound only. Oracle: the same scene with one chunk holding every pair, and the pair list itself."""
+    import geometry.occupancy as occ
+
+    parts = [box_part((0.22, 0.42, 0.0), (0.38, 0.58, 0.5), 5), box_part((0.52, 0.12, 0.0), (0.88, 0.28, 1.0), 6),
+             box_part((0.12, 0.72, 1.9), (0.18, 0.78, 2.2), 7)]
+    whole = grid_of(*parts)
+    tri = np.arange(3)
+    i0 = np.array([[1, 2], [0, 0], [5, 5]])
+    nx_, ny_ = np.array([2, 0, 3]), np.array([3, 4, 1])  # 6, 0 and 3 cells
+    want = [(0, 1, 2), (0, 2, 2), (0, 1, 3), (0, 2, 3), (0, 1, 4), (0, 2, 4), (2, 5, 5), (2, 6, 5), (2, 7, 5)]
+    monkeypatch.setattr(occ, "_MAX_PAIRS", chunk)
+    chunks = list(occ._expand(tri, i0, nx_, ny_))
+    got = [(int(t), int(x), int(y)) for c in chunks for t, x, y in zip(*c)]
+    assert got == want
+    assert all(len(c[0]) <= max(chunk, 6) for c in chunks)  # a triangle's cells are never split
+    assert len(chunks) == {1: 2, 7: 2, 50: 1}[chunk]
+    g = grid_of(*parts)
+    assert np.array_equal(g.occupied, whole.occupied) and np.array_equal(g.object_cells, whole.object_cells)
+    assert g.footprints.keys() == whole.footprints.keys()
+    assert all(np.array_equal(g.footprints[k], whole.footprints[k]) for k in g.footprints)
+    tri_floor = trimesh.Trimesh([[0, 0, 0], [0.5, 0, 0], [0, 0.5, 0]], [[0, 1, 2]], process=False)
+    m = SceneMesh.from_trimesh_parts([(1, "floor", tri_floor)])
+    assert cells(occupancy_from_mesh(m, {1}, P, bounds=(0, 0, 0.5, 0.5)).floor) == sorted(
+        (ix, iy) for ix in range(5) for iy in range(5) if ix + iy <= 4)
+    assert list(occ._expand(tri, i0, np.zeros(3, np.int64), ny_)) == []
+
+
+# ------------------------------------------------------------ geometry beyond the grid
+
+
+def test_geometry_beyond_the_bounds_marks_only_cells_inside():
+    """Obstacles straddling or just outside each edge of the 10 x 10 grid over (0, 0)-(1, 1): only
+    their cells inside the grid are marked, never a cell a row or column away (flat-index wrap)."""
+    big_floor = trimesh.Trimesh(np.array([[-0.5, -0.5, 0], [1.54, -0.5, 0], [-0.5, 1.54, 0]], float), [[0, 1, 2]],
+                                process=False)  # covers the cell centres with x + y <= 1.04: ix + iy <= 9
+    parts = [(1, "floor", big_floor),
+             box_part((-0.2, 0.42, 0.0), (0.15, 0.48, 0.5), 3),   # straddles x = 0: cells (0, 4), (1, 4)
+             box_part((0.93, 0.62, 0.0), (1.3, 0.68, 0.5), 4),    # straddles x = 1: (9, 6)
+             box_part((1.02, 0.22, 0.0), (1.2, 0.28, 0.5), 5),    # just right of the grid: none
+             box_part((0.52, -0.3, 0.0), (0.58, 0.04, 0.5), 6),   # straddles y = 0: (5, 0)
+             box_part((0.72, 0.97, 0.0), (0.78, 1.4, 0.5), 7),    # straddles y = 1: (7, 9)
+             box_part((0.32, 1.02, 0.0), (0.38, 1.3, 0.5), 8),    # just above: none
+             box_part((-0.3, 0.12, 0.0), (-0.02, 0.18, 0.5), 9),  # just left: none
+             box_part((0.12, -0.3, 0.0), (0.18, -0.02, 0.5), 10)]  # just below: none
+    g = occupancy_from_mesh(SceneMesh.from_trimesh_parts(parts), {1}, P, bounds=(0, 0, 1, 1))
+    assert g.shape == (10, 10)
+    assert cells(g.floor) == sorted((ix, iy) for ix in range(10) for iy in range(10) if ix + iy <= 9)
+    want = {3: [(0, 4), (1, 4)], 4: [(9, 6)], 6: [(5, 0)], 7: [(7, 9)]}
+    assert cells(g.occupied) == sorted(c for v in want.values() for c in v)
+    for oid, cs in want.items():
+        assert cells(g.object_cells == oid) == cs
+        assert cells(footprint_mask(g, oid)) == cs
+    assert sorted(g.footprints) == [3, 4, 6, 7]
+
+
+def test_grid_with_a_negative_origin_marks_obstacles_where_they_stand():
+    # bounds from (-0.3, -0.2): origin (-0.25, -0.15), a 13 x 12 grid; the box's cells are
+    # x 0.22..0.38 -> ix 5, 6 (centres 0.25, 0.35) and y 0.42..0.58 -> iy 6, 7 (0.45, 0.55)
+    g = occupancy_from_mesh(SceneMesh.from_trimesh_parts([floor_part(), box_part((0.22, 0.42, 0.0),
+                                                                                 (0.38, 0.58, 0.5), 5)]),
+                            {1}, P, bounds=(-0.3, -0.2, 1.0, 1.0))
+    np.testing.assert_allclose(g.origin_xy, [-0.25, -0.15])
+    assert g.shape == (12, 13)
+    want = [(ix, iy) for ix in (5, 6) for iy in (6, 7)]
+    assert cells(g.occupied) == want and cells(footprint_mask(g, 5)) == want
+
+
+@pytest.mark.parametrize("x_hi, n", [(0.3 - 5e-7, 2), (0.3 - 2e-6, 1)])
+def test_touching_a_cell_from_below_within_the_tolerance(x_hi, n):
+    # a face 0.5 um short of the cell boundary x = 0.3 still touches cell 3 (contact within 1e-6 m);
+    # 2 um short it does not
+    g = grid_of(box_part((0.22, 0.42, 0.0), (x_hi, 0.48, 0.5), 5))
+    assert cells(g.occupied) == [(2, 4), (3, 4)][:n]
+    assert cells(footprint_mask(g, 5)) == [(2, 4), (3, 4)][:n]
+
+
+@pytest.mark.parametrize("counts, chunk, sizes", [
+    ([2, 2, 2, 2], 4, [4, 4]),   # chunks fill up to _MAX_PAIRS pairs, whole triangles only
+    ([2, 2], 4, [4]),            # exactly _MAX_PAIRS pairs fit one chunk
+    ([2, 3], 4, [2, 3]),         # 5 pairs would exceed the bound
+    ([5, 1], 4, [5, 1]),         # a triangle with more cells than the bound is a chunk on its own
+])
+def test_chunks_are_as_full_as_the_bound_allows(monkeypatch, counts, chunk, sizes):
+    import geometry.occupancy as occ
+
+    monkeypatch.setattr(occ, "_MAX_PAIRS", chunk)
+    n = len(counts)
+    out = list(occ._expand(np.arange(n), np.zeros((n, 2), np.int64), np.array(counts), np.ones(n, np.int64)))
+    assert [len(t) for t, _, _ in out] == sizes
+    assert np.concatenate([t for t, _, _ in out]).tolist() == np.repeat(np.arange(n), counts).tolist()

@@ -32,6 +32,7 @@ class Predictions:
     duplicate_ids: list[str] = field(default_factory=list)
     no_id_lines: int = 0
     bad_usage: int = 0
+    cut_by_cap: set[str] = field(default_factory=set)   # ids whose reply stopped at the output cap
     model_names: list[str] = field(default_factory=list)
     invalid_utf8_lines: list[int] = field(default_factory=list)
 
@@ -50,6 +51,8 @@ def load_predictions(path: str | Path) -> Predictions:
                        duplicate_ids=list(pf.duplicate_ids), no_id_lines=len(pf.no_id_lines),
                        model_names=pf.model_names, invalid_utf8_lines=pf.invalid_utf8_lines)
     for fid, rec in pf.records.items():
+        if rec.get("finish_reason") == "length":     # Table 5: "replies cut by the output cap"
+            pred.cut_by_cap.add(fid)
         u = usage_of_record(rec)
         if u is False:
             pred.bad_usage += 1

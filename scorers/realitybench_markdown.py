@@ -117,6 +117,9 @@ def report_markdown(metrics: dict) -> str:
                      "–" if cost is None else _f(cost["mean_thinking_tokens"], 0)])
     L += _md_table(["model", "FA (%)", "miss (%)", "P", "R", "F1 [95% CI]", "doc. [95% CI]", "gram. (%)",
                     "lenient gram. (%)", "cost ($)", "think"], rows)
+    cut = [(name, full["predictions"].get("replies_cut_by_cap", 0)) for name, _, full in _rows(metrics) if full]
+    if any(n for _, n in cut):   # Table 5's caption line
+        L += ["", "Replies cut by the output cap: " + ", ".join(f"{name} {n}" for name, n in cut if n) + "."]
     L += ["", "Intervals of every rate:", ""]
     rows = [[name] + [_ci(m[k]) for k in ("false_accept_rate", "miss_rate", "precision", "recall", "in_grammar")]
             for name, m, _ in _rows(metrics)]

@@ -172,6 +172,7 @@ def score_result(items: list[GradingItem], preds: list[Predictions], prices: dic
             "n_unreadable_lines": len(p.unreadable_lines), "lines_without_id": p.no_id_lines,
             "non_text_replies": non_text, "null_replies": no_reply, "bad_usage_lines": p.bad_usage,
             "model_names_in_file": p.model_names,
+            "replies_cut_by_cap": sum(1 for i in ids if i in p.cut_by_cap),
         }
         models[p.model] = {
             "predictions": info,
@@ -186,6 +187,9 @@ def score_result(items: list[GradingItem], preds: list[Predictions], prices: dic
         w = f"{p.path}"
         if p.torn_last_line:
             warnings.append(f"{w}: torn last line ignored")
+        if info["replies_cut_by_cap"]:
+            warnings.append(f"{w}: {info['replies_cut_by_cap']} reply(ies) cut by the output cap "
+                            f"(finish_reason \"length\"; scored as given: raise --max-tokens to avoid it)")
         if p.unreadable_lines:
             warnings.append(f"{w}: {len(p.unreadable_lines)} unreadable line(s) skipped "
                             f"(line {', '.join(map(str, p.unreadable_lines[:5]))})")

@@ -47,6 +47,7 @@ class PredictionsInfo(_Strict):
     null_replies: int
     bad_usage_lines: int
     model_names_in_file: list[str]
+    replies_cut_by_cap: int = 0      # in-set frames whose reply ended at the output cap (finish_reason "length")
 
 
 class ModelScore(_Strict):

@@ -164,3 +164,22 @@ def test_invalid_utf8_is_read_and_reported(tmp_path):
     _, warnings = score(items(), [pred], {}, n_ci=20, n_paired=20)
     assert any("4 line(s) with invalid UTF-8" in w for w in warnings)
     assert any("invalid UTF-8" in w for w in file_warnings(load_prediction_file(path)))
+
+
+def test_replies_cut_by_the_output_cap_are_counted_as_table_5_does(tmp_path):
+    from scorers.realitybench_markdown import report_markdown
+
+    rows = [{"id": f"tape_gap-{i}", "model": "m", "response": reply(i), "finish_reason": "stop"} for i in range(4)]
+    rows[1]["finish_reason"] = rows[2]["finish_reason"] = "length"
+    rows.append({"id": "not-in-the-set", "model": "m", "response": "x", "finish_reason": "length"})
+    pred = load_predictions(_write(tmp_path / "m.jsonl", rows))
+    assert pred.cut_by_cap == {"tape_gap-1", "tape_gap-2", "not-in-the-set"}
+    metrics, warnings = score(items(), [pred], {}, n_ci=20, n_paired=20)
+    assert metrics["models"]["m"]["predictions"]["replies_cut_by_cap"] == 2        # in-set frames only
+    assert any(w.endswith(": 2 reply(ies) cut by the output cap (finish_reason \"length\"; scored as given: "
+                          "raise --max-tokens to avoid it)") for w in warnings)
+    assert "\nReplies cut by the output cap: m 2.\n" in report_markdown(metrics)
+    rows = [dict(r, finish_reason="stop") for r in rows[:4]]
+    metrics, warnings = score(items(), [load_predictions(_write(tmp_path / "n.jsonl", rows))], {}, n_ci=20, n_paired=20)
+    assert metrics["models"]["m"]["predictions"]["replies_cut_by_cap"] == 0
+    assert "output cap" not in report_markdown(metrics) and not any("output cap" in w for w in warnings)

@@ -43,6 +43,7 @@ from tqdm import tqdm
 from model_runs.dataset_items import SPLIT, Item, item_ids, iter_items
 from formats import atomic
 from formats import predictions as preds_format
+from scorers.cost import valid_count
 
 # Backoff (module constants so tests can shrink them; the CLI keeps the defaults).
 BACKOFF_BASE_S = 1.0        # first retry waits ~1 s, then 2, 4, 8 ... (with jitter)
@@ -52,7 +53,6 @@ RETRY_SEED = 0              # jitter comes from random.Random(f"{RETRY_SEED}/{it
 FATAL_STATUS = (401, 403, 404)  # wrong key / URL / model on the first request: stop, don't burn the set
 ERROR_BODY_CHARS = 300
 MAX_REPLY_BYTES = 32 << 20  # a reply body beyond this is an error (retried), never read into memory whole
-MAX_COUNT = 10 ** 12        # a token count above this is not a count
 READ_CHUNK = 64 << 10
 # A reply longer than this is cut in its line (the graders score anything over 64,000 characters as
 # out of grammar anyway) and kept whole in `<out>.raw/`, so the line stays under the reader's 4 MiB.
@@ -145,7 +145,8 @@ def backoff_s(attempt: int, rng: random.Random, retry_after: float | None = None
 
 def token_count(value) -> int | None:
     """A token count as a server may send it (int, integral float, digit string), or None for anything
-    else: NaN, infinities, negatives, fractions, absurd sizes, booleans."""
+    else: NaN, infinities, negatives, fractions, booleans, and counts the cost module refuses
+    (`scorers.cost.valid_count`: over MAX_TOKENS)."""
     if isinstance(value, bool):
         return None
     if isinstance(value, str):
@@ -153,13 +154,9 @@ def token_count(value) -> int | None:
         if not value.isdigit() or len(value) > 13:
             return None
         value = int(value)
-    if isinstance(value, float):
-        if not math.isfinite(value) or value != int(value):
-            return None
-        value = int(value)
-    if isinstance(value, int) and 0 <= value <= MAX_COUNT:
-        return value
-    return None
+    if isinstance(value, float) and math.isfinite(value) and value != int(value):
+        return None
+    return valid_count(value)
 
 
 def usage_of(body: dict) -> tuple[dict | None, bool]:

@@ -20,7 +20,7 @@ DEFAULT_PRICES = Path(__file__).resolve().parents[1] / "configs" / "prices.yaml"
 MAX_TOKENS = 10**12   # per item; a larger count is not a count (and 10**309 would overflow a float)
 
 __all__ = ["Price", "Usage", "SetCost", "load_prices", "item_cost", "set_cost", "usage_of_record", "DEFAULT_PRICES",
-           "MAX_TOKENS"]
+           "MAX_TOKENS", "valid_count"]
 
 
 class Price(BaseModel):
@@ -88,7 +88,7 @@ def set_cost(usages: Iterable[Usage | Mapping], price: Price | None) -> SetCost:
                    mean_thinking_tokens=(t / len(us)) if us else None, prompt_share=share)
 
 
-def _count(v: Any) -> int | None:
+def valid_count(v: Any) -> int | None:
     """A token count: a non-negative finite number up to MAX_TOKENS, else None (malformed)."""
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         return None
@@ -129,18 +129,18 @@ def usage_of_record(rec: dict) -> Usage | None | bool:
         output = u["output_tokens"]
         if _first(u, "thinking_tokens", "reasoning_tokens") is None and thinking is not None:
             # Responses-API style: output_tokens counts the reasoning of output_tokens_details too
-            o, t = _count(output), _count(thinking)
+            o, t = valid_count(output), valid_count(thinking)
             if o is None or t is None:
                 return False
             output = max(o - t, 0)
     elif "completion_tokens" in u:  # one count for reply + thinking: reply = count - thinking
-        c, t = _count(u["completion_tokens"]), _count(thinking or 0)
+        c, t = valid_count(u["completion_tokens"]), valid_count(thinking or 0)
         if c is None or t is None:
             return False
         output = max(c - t, 0)
     else:
         output = 0
-    vals = [_count(x if x is not None else 0) for x in (prompt, output, thinking)]
+    vals = [valid_count(x if x is not None else 0) for x in (prompt, output, thinking)]
     if any(v is None for v in vals):
         return False
     return Usage(prompt_tokens=vals[0], output_tokens=vals[1], thinking_tokens=vals[2])

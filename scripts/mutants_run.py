@@ -145,12 +145,22 @@ def fingerprint(plan: Plan, table: str, root: Path = ROOT) -> str:
     """What a module's result depends on that this script can see: its source, its test files, the
     tests' shared helpers, the work folder's configuration and the tool's version."""
     h = hashlib.sha256()
-    helpers = sorted(p for p in (root / "tests").glob("*.py") if not p.name.startswith("test_"))
-    for path in [root / plan.module, *(root / t for t in plan.tests), *helpers]:
+    for path in [root / plan.module, *(root / t for t in plan.tests), *helpers_of(plan, root)]:
         h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     h.update(table.encode())
     h.update(tool_version().encode())
     return h.hexdigest()
+
+
+def helpers_of(plan: Plan, root: Path = ROOT) -> list[Path]:
+    """The tests/ helper files a module's selection depends on: conftest.py (pytest loads it for every
+    test) and the helper modules its test files import. A new helper for one module's tests then
+    reruns that module only, not all of them."""
+    imported: set[str] = set()
+    for t in plan.tests:
+        imported |= imports_of(root / t)
+    helpers = sorted(p for p in (root / "tests").glob("*.py") if not p.name.startswith("test_"))
+    return [p for p in helpers if p.name == "conftest.py" or p.stem in imported or f"tests.{p.stem}" in imported]
 
 
 def tool_version() -> str:
@@ -189,7 +199,8 @@ def run_one(plan: Plan, base: dict, settings: dict, fresh: bool) -> tuple[Plan, 
     if not plan.tests:
         return plan, "no test file imports it", 0.0
     t0 = time.perf_counter()
-    env = {**os.environ, "PYTHONPATH": ""}
+    # SCENEBENCH_MUTANTS: tests/conftest.py loads the derandomized hypothesis profile (see there)
+    env = {**os.environ, "PYTHONPATH": "", "SCENEBENCH_MUTANTS": "1"}
     with open(work / "mutmut.log", "wb") as log:
         proc = subprocess.run([str(MUTMUT), "run", "--max-children", "1"], cwd=work, stdout=log,
                               stderr=subprocess.STDOUT, env=env)

@@ -8,6 +8,15 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import settings
+
+# Under mutation testing (scripts/mutants_run.py sets SCENEBENCH_MUTANTS) every mutant reruns the same
+# property tests: derandomized, so that a mutant's verdict does not depend on the examples drawn for
+# it, and without the example database, which would carry one mutant's failing examples to the next.
+# A test's own @settings (max_examples, deadline) still apply; it inherits these two.
+settings.register_profile("mutants", derandomize=True, database=None)
+if os.environ.get("SCENEBENCH_MUTANTS") == "1":
+    settings.load_profile("mutants")
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))

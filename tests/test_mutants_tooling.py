@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import tomllib
 
@@ -85,7 +86,16 @@ def test_fingerprint_changes_with_the_tests_and_the_config(tmp_path, settings):
     second = run.fingerprint(plan, "table", tmp_path)
     assert second != first
     (tmp_path / "tests" / "conftest.py").write_text("# helper\n")
-    assert run.fingerprint(plan, "table", tmp_path) != second
+    third = run.fingerprint(plan, "table", tmp_path)
+    assert third != second
+    # a helper module counts only for the selections whose test files import it
+    (tmp_path / "tests" / "fixtures_of_other.py").write_text("X = 1\n")
+    assert run.fingerprint(plan, "table", tmp_path) == third
+    (tmp_path / "tests" / "test_m.py").write_text("from fixtures_of_other import X\ndef test(): assert X\n")
+    fourth = run.fingerprint(plan, "table", tmp_path)
+    (tmp_path / "tests" / "fixtures_of_other.py").write_text("X = 2\n")
+    assert run.fingerprint(plan, "table", tmp_path) != fourth
+    assert [p.name for p in run.helpers_of(plan, tmp_path)] == ["conftest.py", "fixtures_of_other.py"]
 
 
 def test_report_statuses_and_rate():
@@ -136,3 +146,20 @@ def test_equivalent_entries_match_by_module_and_diff_text():
 def test_every_equivalent_entry_is_well_formed():
     entries = report.load_equivalents(ROOT / "docs" / "mutants-equivalent.yaml")
     assert entries and all(e["reason"].strip() for e in entries)
+
+
+def test_mutation_runs_load_the_derandomized_profile():
+    """Under SCENEBENCH_MUTANTS=1 (set by mutants_run.py for mutmut) conftest loads a profile whose
+    examples are fixed and which keeps no example database; a test's own @settings inherit both."""
+    import subprocess
+    import sys
+
+    code = ("import runpy; runpy.run_path('tests/conftest.py'); from hypothesis import settings; "
+            "s = settings(max_examples=7); print(settings.default.derandomize, s.derandomize, s.database, s.max_examples)")
+    env_on = {**os.environ, "SCENEBENCH_MUTANTS": "1"}
+    env_off = {k: v for k, v in os.environ.items() if k != "SCENEBENCH_MUTANTS"}
+    on = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env_on, capture_output=True, text=True, check=True)
+    off = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env_off, capture_output=True, text=True, check=True)
+    assert on.stdout.split() == ["True", "True", "None", "7"]
+    assert off.stdout.split()[:2] == ["False", "False"] and off.stdout.split()[2] != "None"
+    assert '"SCENEBENCH_MUTANTS": "1"' in (ROOT / "scripts/mutants_run.py").read_text()

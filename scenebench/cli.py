@@ -129,7 +129,8 @@ def cmd_import_predictions(args) -> int:
 
     bench, root = benchmark_for_dataset(args.dataset)
     try:
-        n, out = IMPORTERS[args.source](args.inputs, root, bench.name, bench.default_split, args.out, model=args.model)
+        n, out = IMPORTERS[args.source](args.inputs, root, bench.name, bench.default_split, args.out, model=args.model,
+                                        bench=bench)
     except PredictError as exc:
         raise CliError(str(exc)) from None
     print(f"scenebench: {n} predictions from {args.source} -> {out}")
@@ -201,8 +202,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--runs-root", default="out", help="where the default run directories live (default: out)")
     p.add_argument("--out", default="datasets", help="output folder; the dataset goes to <out>/<benchmark>")
     p.add_argument("--format", choices=formats, default="hf",
-                   help="hf: the Parquet dataset; vlmevalkit (where the benchmark offers it) also writes a "
-                        "VLMEvalKit TSV under <out>/ from the exported Parquet")
+                   help="hf: the Parquet dataset (and its lmms-eval tasks); vlmevalkit: also the VLMEvalKit "
+                        "folder <out>/<benchmark>_vlmevalkit/ (TSVs and a dataset class) from the exported Parquet")
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("benchmark", help="render a whole benchmark from configs/benchmark/<name>.yaml and export it")
@@ -227,8 +228,9 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(func=cmd_score)
 
     p = sub.add_parser("import-predictions", help="turn another harness's logged answers into a predictions file")
-    p.add_argument("--from", dest="source", required=True, choices=("lmms-eval",),
-                   help="lmms-eval: its --log_samples files (<date>_samples_<task>.jsonl), one per task")
+    p.add_argument("--from", dest="source", required=True, choices=("lmms-eval", "vlmevalkit"),
+                   help="lmms-eval: its --log_samples files (<date>_samples_<task>.jsonl), one per task; "
+                        "vlmevalkit: its result sheets (<model>_<dataset>.xlsx, .tsv or .csv), one per dataset")
     p.add_argument("inputs", nargs="+", metavar="FILE")
     p.add_argument("--dataset", required=True, help="the exported dataset the harness ran on")
     p.add_argument("--out", required=True, help="the predictions JSONL to write")

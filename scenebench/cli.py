@@ -113,7 +113,7 @@ def cmd_score(args) -> int:
     bench, _ = benchmark_for_dataset(args.dataset)
     res = bench.score(args.dataset, args.predictions, args.report_dir,
                       ScoreOptions(seed=args.seed, n_resamples=args.n_resamples, n_paired=args.n_paired,
-                                   prices=args.prices))
+                                   prices=args.prices, reply_tokenizer=args.reply_tokenizer))
     for w in res.warnings:
         print(f"scenebench: warning: {w}", file=sys.stderr)
     print(res.table)
@@ -221,6 +221,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--predictions", required=True, nargs="+", metavar="JSONL", help="one JSONL per model")
     p.add_argument("--report-dir", default=None, help="default: reports/<dataset name>")
     p.add_argument("--prices", default=None, help="price table YAML (default: configs/prices.yaml)")
+    p.add_argument("--reply-tokenizer", default=None, metavar="TOKENIZER_JSON",
+                   help="the model's Hugging Face tokenizer.json: where a record has one output count and no "
+                        "reasoning count, thinking = that count - the reply's tokens (RealityBench §4); without "
+                        "it such thinking is reported as not derivable")
     p.add_argument("--seed", type=int, default=None,
                    help="bootstrap seed (default: the benchmark's own, as its paper fixes it)")
     p.add_argument("--n-resamples", type=int, default=None, help=argparse.SUPPRESS)

@@ -38,6 +38,7 @@ class ScoreOptions:
     n_resamples: int | None = None
     n_paired: int = 2000
     prices: str | None = None
+    reply_tokenizer: str | None = None  # tokenizer.json: split single output counts (thinking tokens)
 
 
 @dataclass

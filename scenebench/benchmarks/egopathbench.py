@@ -102,6 +102,8 @@ class EgoPathBench(Benchmark):
         from scorers import egopath
         from scorers.egopath_report import EgoPathDataError, run_score, summary_table
 
+        if options.reply_tokenizer:
+            raise CliError("egopathbench reports no token usage, so --reply-tokenizer has nothing to split")
         seed = egopath.SEED if options.seed is None else options.seed
         n_res = egopath.N_RESAMPLES if options.n_resamples is None else options.n_resamples
         try:

@@ -95,9 +95,15 @@ class RealityBench(Benchmark):
         from scorers.dataset_items import DatasetError, dataset_root
         from scorers.report import ReportError, load_predictions, load_price_table, score
 
+        from scorers.reply_tokens import TokenizerError, load_reply_tokenizer
+
         items = self.load_items(dataset)
         try:
-            preds = [load_predictions(p) for p in predictions]
+            count = load_reply_tokenizer(options.reply_tokenizer) if options.reply_tokenizer else None
+        except TokenizerError as exc:
+            raise CliError(str(exc)) from None
+        try:
+            preds = [load_predictions(p, reply_tokens=count) for p in predictions]
             prices = load_price_table(options.prices)
             return score(items, preds, prices,
                          seed=DEFAULT_SEED if options.seed is None else options.seed,

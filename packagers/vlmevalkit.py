@@ -137,18 +137,28 @@ def _prompt(row: dict) -> str:
     return next(row[c] for c in PROMPT_COLUMNS if row.get(c) is not None)
 
 
+def _has_images(suite: VlmSuite, ds: VlmDataset, root: Path) -> bool:
+    return any((r.get("image") or {}).get("bytes") for c in ds.configs for r in rows_of(root, c, suite.split, ["image"]))
+
+
 def tsv_bytes(suite: VlmSuite, ds: VlmDataset, root: Path, answer: Callable[[dict], str],
               category: Callable[[dict], str]) -> bytes:
-    """The TSV of one dataset: `answer` is what the grader scores (the benchmark says which keys)."""
+    """The TSV of one dataset: `answer` is what the grader scores (the benchmark says which keys).
+    A dataset without any image (a text-only control) has no `image` column: VLMEvalKit releases
+    before 2026-08 take an empty image cell for a reference to another row and fail."""
+    images = _has_images(suite, ds, root)
+    columns = [c for c in COLUMNS if images or c != "image"] + ([SYSTEM_COLUMN] if suite.system_prompt else [])
     buf = io.StringIO()
     w = csv.writer(buf, delimiter="\t", lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
-    w.writerow(COLUMNS + ((SYSTEM_COLUMN,) if suite.system_prompt else ()))
+    w.writerow(columns)
     for config in ds.configs:
         for row in rows_of(root, config, suite.split):
             image = (row.get("image") or {}).get("bytes")
-            line = [row_index(suite.identity, row["id"]), base64.b64encode(image).decode("ascii") if image else "",
-                    _prompt(row), answer(row), category(row), row["id"]]
-            w.writerow(line + ([row.get(SYSTEM_COLUMN) or ""] if suite.system_prompt else []))
+            cells = {"index": row_index(suite.identity, row["id"]),
+                     "image": base64.b64encode(image).decode("ascii") if image else "", "question": _prompt(row),
+                     "answer": answer(row), "category": category(row), "id": row["id"],
+                     SYSTEM_COLUMN: row.get(SYSTEM_COLUMN) or ""}
+            w.writerow([cells[c] for c in columns])
     return buf.getvalue().encode("utf-8")
 
 

@@ -52,7 +52,7 @@ def write_sheet(path: Path, tsv: Path, reply_of, override: dict | None = None, d
     import openpyxl
 
     rows = read_tsv(tsv)
-    header = [c for c in rows[0] if c != "image"] + ["prediction"]
+    header = [c for c in rows[0] if c != "image"] + ["prediction"]      # inference.py drops the image
     lines = []
     for k, r in enumerate(rows):
         if k == drop:
@@ -293,7 +293,8 @@ def _vlmeval_modules(lmu: Path) -> dict[str, types.ModuleType]:
             if skip_noimg and "image" in data:
                 data = data[~pd.isna(data["image"])]
             data["index"] = [str(x) for x in data["index"]]
-            data["image"] = [str(x) if not pd.isna(x) else "" for x in data["image"]]
+            if "image" in data:
+                data["image"] = [str(x) if not pd.isna(x) else "" for x in data["image"]]
             data["index"] = [int(x) for x in data["index"]]
             self.data = data
 
@@ -377,7 +378,10 @@ def test_egopath_tsvs(ep):
     assert (r["answer"], r["system_prompt"]) == ("[1, 2, 3, 5]", "You are a navigation planning assistant.")
     assert r["question"] == src[r["id"]]["user_prompt"]
     text_only = read_tsv(folder / "EgoPathBench_v0.1.0_point_path_text_only.tsv")
-    assert {t["image"] for t in text_only} == {""} and all(t["id"].endswith("@text_only") for t in text_only)
+    assert list(text_only[0]) == ["index", "question", "answer", "category", "id", "system_prompt"]   # no image column
+    assert all(t["id"].endswith("@text_only") for t in text_only)
+    overlay = read_tsv(folder / "EgoPathBench_v0.1.0_point_path_mismatched_overlay.tsv")
+    assert all(len(t["image"]) > 64 for t in overlay)
     indexes = [t["index"] for t in main_rows] + [t["index"] for c in CONTROLS
                                                  for t in read_tsv(folder / f"EgoPathBench_v0.1.0_{c}.tsv")]
     assert len(set(indexes)) == len(indexes) == len(src)

@@ -164,18 +164,33 @@ MAX_SHEET_ROWS = 1_048_576          # an xlsx sheet's own limit
 VLMEVALKIT_FAILED = "Failed to obtain answer"
 
 
-def _sheet_rows(path: Path) -> Iterator[tuple]:
-    if path.suffix == ".xlsx":
-        import openpyxl
+MAX_XLSX_UNPACKED = 8 << 30        # a workbook that unpacks to more is no result sheet (a zip bomb)
 
-        try:
-            wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
-        except Exception as exc:  # zipfile, XML and openpyxl's own errors: not a workbook either way
-            raise PredictError(f"{path}: not a readable .xlsx workbook ({type(exc).__name__})") from None
+
+def _xlsx_rows(path: Path) -> Iterator[tuple]:
+    import zipfile
+
+    import openpyxl
+
+    try:
+        with zipfile.ZipFile(path) as z:
+            unpacked = sum(i.file_size for i in z.infolist())
+        if unpacked > MAX_XLSX_UNPACKED:
+            raise PredictError(f"{path}: unpacks to {unpacked >> 20} MiB, more than {MAX_XLSX_UNPACKED >> 20} MiB")
+        wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
         try:
             yield from wb.worksheets[0].iter_rows(values_only=True)
         finally:
             wb.close()
+    except PredictError:
+        raise
+    except Exception as exc:  # zipfile, XML and openpyxl's own errors: not a workbook either way
+        raise PredictError(f"{path}: not a readable .xlsx workbook ({type(exc).__name__})") from None
+
+
+def _sheet_rows(path: Path) -> Iterator[tuple]:
+    if path.suffix == ".xlsx":
+        yield from _xlsx_rows(path)
         return
     csv.field_size_limit(MAX_LINE_BYTES)
     with path.open(newline="", encoding="utf-8") as f:
@@ -292,6 +307,8 @@ def convert_vlmevalkit(sheets: Sequence[str | Path], root: str | Path, benchmark
                        out: str | Path, model: str | None = None, bench=None) -> tuple[int, Path]:
     """Result sheets (one per VLMEvalKit dataset of the export at `root`) -> one predictions file.
     `bench` is the scenebench Benchmark (its set and display name say how the TSVs were cut)."""
+    if bench is None:
+        raise TypeError("convert_vlmevalkit needs the Benchmark (bench=...)")
     try:
         root = resolve_root(root, split)
     except DatasetError as exc:

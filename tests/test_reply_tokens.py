@@ -113,3 +113,17 @@ def test_bad_tokenizer_is_a_one_line_error(dataset, tmp_path, capsys):
     err = capsys.readouterr().err
     assert rc == 2 and err == f"scenebench: error: reply tokenizer {tmp_path / 'none.json'} does not exist\n"
     assert not (tmp_path / "r").exists()
+
+
+def test_egopathbench_refuses_the_option(tmp_path, capsys, tokenizer_json):
+    from test_egopath_export import BENCH, make_run as make_ep_run
+
+    from packagers.egopath_release import export_release
+
+    root = export_release([make_ep_run(tmp_path / "runs")], tmp_path / "ds", BENCH, log=lambda s: None).root
+    preds = tmp_path / "p.jsonl"
+    preds.write_text('{"id": "x", "response": "[1]"}\n')
+    assert main(["score", "--dataset", str(root), "--predictions", str(preds), "--report-dir", str(tmp_path / "r"),
+                 "--reply-tokenizer", str(tokenizer_json)]) == 2
+    assert capsys.readouterr().err == ("scenebench: error: egopathbench reports no token usage, so --reply-tokenizer "
+                                       "has nothing to split\n")

@@ -231,6 +231,18 @@ def test_hostile_sheets(rb, tmp_path, capsys):
     empty = tmp_path / "e" / "vlm_RealityBench_v1.2.0.csv"
     empty.parent.mkdir()
     empty.write_text("")
+    latin = tmp_path / "l" / "vlm_RealityBench_v1.2.0.tsv"
+    latin.parent.mkdir()
+    latin.write_bytes(b"index\tprediction\n1\t\xe9\n")
+    import zipfile
+
+    torn = tmp_path / "t" / name                     # a zip whose sheet XML is cut off
+    torn.parent.mkdir()
+    whole = write_sheet(tmp_path / "w" / name, tsv, rb_sheet_reply(root))
+    with zipfile.ZipFile(whole) as src, zipfile.ZipFile(torn, "w") as dst:
+        for info in src.infolist():
+            data = src.read(info)
+            dst.writestr(info, data[: len(data) // 2] if info.filename.endswith("sheet1.xml") else data)
     nocol = tmp_path / "n" / "vlm_RealityBench_v1.2.0.csv"
     nocol.parent.mkdir()
     nocol.write_text("index,answer\n1,x\n")
@@ -253,6 +265,8 @@ def test_hostile_sheets(rb, tmp_path, capsys):
         "absent": (tmp_path / "nowhere" / name, "does not exist"),
         "zip": (bad_zip, "not a readable .xlsx workbook (BadZipFile)"),
         "empty": (empty, ": empty sheet"),
+        "utf-8": (latin, "not a readable tsv sheet ("),
+        "torn xml": (torn, "not a readable .xlsx workbook ("),
         "columns": (nocol, ": no prediction column (columns: index, answer)"),
     }
     for why, (path, msg) in cases.items():
@@ -431,3 +445,16 @@ def test_export_cli_writes_the_folder_for_every_benchmark(tmp_path, capsys):
     for b in registry().values():            # the contract: every benchmark says what its answer cell is
         assert "vlmevalkit" in b.export_formats and b.display_name, b.name
         assert type(b).vlmevalkit_answer is not type(b).__mro__[-2].vlmevalkit_answer, b.name
+
+
+def test_a_workbook_that_unpacks_too_far_is_refused(rb, tmp_path, monkeypatch):
+    import model_runs.harness_import as hi
+
+    root, folder = rb
+    sheet = write_sheet(tmp_path / "m_RealityBench_v1.2.0.xlsx", folder / "RealityBench_v1.2.0.tsv",
+                        rb_sheet_reply(root))
+    monkeypatch.setattr(hi, "MAX_XLSX_UNPACKED", 1000)
+    with pytest.raises(PredictError, match=r"m_RealityBench_v1.2.0.xlsx: unpacks to 0 MiB, more than 0 MiB$"):
+        read_sheet(sheet)
+    monkeypatch.setattr(hi, "MAX_XLSX_UNPACKED", 10**9)
+    assert len(read_sheet(sheet)) == 8

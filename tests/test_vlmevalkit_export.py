@@ -458,3 +458,27 @@ def test_a_workbook_that_unpacks_too_far_is_refused(rb, tmp_path, monkeypatch):
         read_sheet(sheet)
     monkeypatch.setattr(hi, "MAX_XLSX_UNPACKED", 10**9)
     assert len(read_sheet(sheet)) == 8
+
+
+def test_class_file_runs_vlmevalkits_run_py(rb, tmp_path, monkeypatch):
+    """`python scenebench_<benchmark>.py <VLMEvalKit>/run.py ...`: registered first, then run.py as __main__
+    with the rest of the command line."""
+    import runpy
+
+    _, folder = rb
+    for k, v in _vlmeval_modules(tmp_path / "LMU").items():
+        monkeypatch.setitem(sys.modules, k, v)
+    run_py = tmp_path / "run.py"
+    run_py.write_text("import sys, json, vlmeval.dataset as d\n"
+                      "if __name__ == '__main__':\n"
+                      "    json.dump({'argv': sys.argv, 'classes': [c.__name__ for c in d.DATASET_CLASSES],\n"
+                      "               'names': d.SUPPORTED_DATASETS}, open(sys.argv[-1], 'w'))\n")
+    out = tmp_path / "seen.json"
+    monkeypatch.setattr(sys, "argv", [str(folder / "scenebench_realitybench.py"), str(run_py), "--data",
+                                      "RealityBench_v1.2.0", str(out)])
+    runpy.run_path(str(folder / "scenebench_realitybench.py"), run_name="__main__")
+    assert json.loads(out.read_text()) == {"argv": [str(run_py), "--data", "RealityBench_v1.2.0", str(out)],
+                                           "classes": ["SceneBenchRealityBench"], "names": ["RealityBench_v1.2.0"]}
+    monkeypatch.setattr(sys, "argv", [str(folder / "scenebench_realitybench.py")])
+    with pytest.raises(SystemExit, match=r"usage: python .*scenebench_realitybench.py <VLMEvalKit>/run.py"):
+        runpy.run_path(str(folder / "scenebench_realitybench.py"), run_name="__main__")

@@ -223,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--prices", default=None, help="price table YAML (default: configs/prices.yaml)")
     p.add_argument("--reply-tokenizer", default=None, metavar="TOKENIZER_JSON",
                    help="the model's Hugging Face tokenizer.json: where a record has one output count and no "
-                        "reasoning count, thinking = that count - the reply's tokens (RealityBench §4); without "
+                        "reasoning count, thinking = that count - the reply's tokens (the papers' rule); without "
                         "it such thinking is reported as not derivable")
     p.add_argument("--seed", type=int, default=None,
                    help="bootstrap seed (default: the benchmark's own, as its paper fixes it)")

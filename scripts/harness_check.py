@@ -241,9 +241,11 @@ def vlmevalkit_rows(name: str, results: dict, m: dict, meta: dict) -> list[tuple
                 for n in (("ba", "f1") if "traversability" in t else ("vpr", "sr", "spl")):
                     rows.append((ds, f"{t}/{n}", got.get(f"{t}/{n}"), m["tasks"][t][n]["estimate"]))
         else:
+            from geometry.egopath_schema import ROUTE_TASKS
+
             (c,) = info["configs"]
-            t, control = c.split("_path_")[0] + "_path", c.split("_path_")[1]
-            rows.append((ds, "sr", got.get("sr"), m["controls"][t][control]))
+            t = next(t for t in ROUTE_TASKS if c.startswith(t + "_"))
+            rows.append((ds, "sr", got.get("sr"), m["controls"][t][c[len(t) + 1:]]))
     return rows
 
 

@@ -27,7 +27,7 @@ PYTEST_ARGS ?=
 MODULES   ?=
 MUTANTS_WORKERS ?= 2
 
-.PHONY: render test bench clean deps export benchmark new-env mutants harness-check
+.PHONY: render test bench clean deps export benchmark new-env mutants harness-check harness-check-vlmevalkit
 
 deps: $(STAMP)
 
@@ -85,8 +85,20 @@ $(HARNESS_STAMP): scripts/harness/lmms-eval.txt
 	  $(HARNESS_VENV)/bin/python -m pip uninstall --yes --quiet torchvision
 	@touch $(HARNESS_STAMP)
 
-harness-check: $(STAMP) $(HARNESS_STAMP)
-	$(PY) scripts/harness_check.py --lmms-python $(HARNESS_VENV)/bin/python
+# Its VLMEvalKit leg: VLMEvalKit's code (scripts/harness/vlmevalkit.txt, no torch) installed with
+# --no-deps into .venv-vlmevalkit and run on top of scenebench's venv; `make harness-check-vlmevalkit`
+# runs that leg alone.
+VLMEVAL_DIR   := .venv-vlmevalkit
+VLMEVAL_STAMP := $(VLMEVAL_DIR)/.installed
+$(VLMEVAL_STAMP): scripts/harness/vlmevalkit.txt $(STAMP)
+	$(PY) -m pip install --quiet --no-deps --upgrade --target $(VLMEVAL_DIR) -r scripts/harness/vlmevalkit.txt
+	@touch $(VLMEVAL_STAMP)
+
+harness-check: $(STAMP) $(HARNESS_STAMP) $(VLMEVAL_STAMP)
+	$(PY) scripts/harness_check.py --lmms-python $(HARNESS_VENV)/bin/python --vlmevalkit-path $(VLMEVAL_DIR)
+
+harness-check-vlmevalkit: $(STAMP) $(VLMEVAL_STAMP)
+	$(PY) scripts/harness_check.py --vlmevalkit-path $(VLMEVAL_DIR)
 
 bench: $(STAMP)
 	$(PY) bench/render_overhead.py

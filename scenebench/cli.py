@@ -113,7 +113,7 @@ def cmd_score(args) -> int:
     bench, _ = benchmark_for_dataset(args.dataset)
     res = bench.score(args.dataset, args.predictions, args.report_dir,
                       ScoreOptions(seed=args.seed, n_resamples=args.n_resamples, n_paired=args.n_paired,
-                                   prices=args.prices))
+                                   prices=args.prices, reply_tokenizer=args.reply_tokenizer))
     for w in res.warnings:
         print(f"scenebench: warning: {w}", file=sys.stderr)
     print(res.table)
@@ -129,7 +129,8 @@ def cmd_import_predictions(args) -> int:
 
     bench, root = benchmark_for_dataset(args.dataset)
     try:
-        n, out = IMPORTERS[args.source](args.inputs, root, bench.name, bench.default_split, args.out, model=args.model)
+        n, out = IMPORTERS[args.source](args.inputs, root, bench.name, bench.default_split, args.out, model=args.model,
+                                        bench=bench)
     except PredictError as exc:
         raise CliError(str(exc)) from None
     print(f"scenebench: {n} predictions from {args.source} -> {out}")
@@ -201,8 +202,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--runs-root", default="out", help="where the default run directories live (default: out)")
     p.add_argument("--out", default="datasets", help="output folder; the dataset goes to <out>/<benchmark>")
     p.add_argument("--format", choices=formats, default="hf",
-                   help="hf: the Parquet dataset; vlmevalkit (where the benchmark offers it) also writes a "
-                        "VLMEvalKit TSV under <out>/ from the exported Parquet")
+                   help="hf: the Parquet dataset (and its lmms-eval tasks); vlmevalkit: also the VLMEvalKit "
+                        "folder <out>/<benchmark>_vlmevalkit/ (TSVs and a dataset class) from the exported Parquet")
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("benchmark", help="render a whole benchmark from configs/benchmark/<name>.yaml and export it")
@@ -220,6 +221,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--predictions", required=True, nargs="+", metavar="JSONL", help="one JSONL per model")
     p.add_argument("--report-dir", default=None, help="default: reports/<dataset name>")
     p.add_argument("--prices", default=None, help="price table YAML (default: configs/prices.yaml)")
+    p.add_argument("--reply-tokenizer", default=None, metavar="TOKENIZER_JSON",
+                   help="the model's Hugging Face tokenizer.json: where a record has one output count and no "
+                        "reasoning count, thinking = that count - the reply's tokens (the papers' rule); without "
+                        "it such thinking is reported as not derivable")
     p.add_argument("--seed", type=int, default=None,
                    help="bootstrap seed (default: the benchmark's own, as its paper fixes it)")
     p.add_argument("--n-resamples", type=int, default=None, help=argparse.SUPPRESS)
@@ -227,8 +232,9 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(func=cmd_score)
 
     p = sub.add_parser("import-predictions", help="turn another harness's logged answers into a predictions file")
-    p.add_argument("--from", dest="source", required=True, choices=("lmms-eval",),
-                   help="lmms-eval: its --log_samples files (<date>_samples_<task>.jsonl), one per task")
+    p.add_argument("--from", dest="source", required=True, choices=("lmms-eval", "vlmevalkit"),
+                   help="lmms-eval: its --log_samples files (<date>_samples_<task>.jsonl), one per task; "
+                        "vlmevalkit: its result sheets (<model>_<dataset>.xlsx, .tsv or .csv), one per dataset")
     p.add_argument("inputs", nargs="+", metavar="FILE")
     p.add_argument("--dataset", required=True, help="the exported dataset the harness ran on")
     p.add_argument("--out", required=True, help="the predictions JSONL to write")

@@ -20,7 +20,7 @@ DEFAULT_PRICES = Path(__file__).resolve().parents[1] / "configs" / "prices.yaml"
 MAX_TOKENS = 10**12   # per item; a larger count is not a count (and 10**309 would overflow a float)
 
 __all__ = ["Price", "Usage", "SetCost", "load_prices", "item_cost", "set_cost", "usage_of_record", "DEFAULT_PRICES",
-           "MAX_TOKENS", "valid_count"]
+           "MAX_TOKENS", "valid_count", "derive_thinking"]
 
 
 class Price(BaseModel):
@@ -41,8 +41,9 @@ class Price(BaseModel):
 class Usage(BaseModel):
     model_config = ConfigDict(extra="ignore")
     prompt_tokens: NonNegativeInt = 0
-    output_tokens: NonNegativeInt = 0      # visible reply
+    output_tokens: NonNegativeInt = 0      # visible reply (reply + thinking when single_count)
     thinking_tokens: NonNegativeInt = 0    # priced at the output rate
+    single_count: bool = False             # one output count, split unknown: thinking not derivable
 
 
 class SetCost(BaseModel):
@@ -50,9 +51,10 @@ class SetCost(BaseModel):
     n_items: int
     prompt_tokens: int
     output_tokens: int
-    thinking_tokens: int
-    mean_thinking_tokens: float | None
+    thinking_tokens: int             # over the items whose thinking is known
+    mean_thinking_tokens: float | None   # per item whose thinking is known; None if none is
     prompt_share: float | None       # fraction of the cost that is prompt tokens
+    n_thinking_not_derivable: int = 0    # items with one output count and no reply-token count
 
 
 def load_prices(path: str | Path = DEFAULT_PRICES) -> dict[str, Price]:
@@ -77,15 +79,29 @@ def item_cost(usage: Usage, price: Price | None) -> float | None:
 def set_cost(usages: Iterable[Usage | Mapping], price: Price | None) -> SetCost:
     """Whole-set cost and token totals (Table 5 / Table 11 columns)."""
     us = [u if isinstance(u, Usage) else Usage(**u) for u in usages]
+    known = [u for u in us if not u.single_count]
     p = sum(u.prompt_tokens for u in us)
     o = sum(u.output_tokens for u in us)
-    t = sum(u.thinking_tokens for u in us)
+    t = sum(u.thinking_tokens for u in known)
     total = item_cost(Usage(prompt_tokens=p, output_tokens=o, thinking_tokens=t), price)
     share = None
     if total is not None and total > 0:
         share = p * price.input / price.per_tokens / total
     return SetCost(cost=total, n_items=len(us), prompt_tokens=p, output_tokens=o, thinking_tokens=t,
-                   mean_thinking_tokens=(t / len(us)) if us else None, prompt_share=share)
+                   mean_thinking_tokens=(t / len(known)) if known else None, prompt_share=share,
+                   n_thinking_not_derivable=len(us) - len(known))
+
+
+def derive_thinking(u: Usage, reply_tokens: int) -> Usage:
+    """The paper's rule for a single output count: thinking = count - the reply's tokens.
+    A count below the reply's tokens is no measurement (ValueError says so), never a negative."""
+    if not u.single_count:
+        return u
+    if reply_tokens > u.output_tokens:
+        raise ValueError(f"output count {u.output_tokens} is below the reply's {reply_tokens} tokens "
+                         f"(another tokenizer than the provider's?)")
+    return Usage(prompt_tokens=u.prompt_tokens, output_tokens=reply_tokens,
+                 thinking_tokens=u.output_tokens - reply_tokens)
 
 
 def valid_count(v: Any) -> int | None:
@@ -112,7 +128,9 @@ def usage_of_record(rec: dict) -> Usage | None | bool:
     `scenebench predict` lines carry `usage` as the server reported it; OpenAI-style
     (`completion_tokens` with `completion_tokens_details.reasoning_tokens`, or `input_tokens` /
     `output_tokens_details`) is mapped so that output = the visible reply = completion - reasoning;
-    top-level `prompt_tokens` / `output_tokens` / `thinking_tokens` are read when there is no `usage`."""
+    top-level `prompt_tokens` / `output_tokens` / `thinking_tokens` are read when there is no `usage`.
+    A provider's one output count with no reasoning count anywhere (`completion_tokens` alone, or
+    `input_tokens` / `output_tokens` alone, as Anthropic reports) is `single_count`."""
     u = rec.get("usage")
     if u is None:
         u = {k: rec[k] for k in ("prompt_tokens", "output_tokens", "thinking_tokens") if k in rec}
@@ -143,4 +161,5 @@ def usage_of_record(rec: dict) -> Usage | None | bool:
     vals = [valid_count(x if x is not None else 0) for x in (prompt, output, thinking)]
     if any(v is None for v in vals):
         return False
-    return Usage(prompt_tokens=vals[0], output_tokens=vals[1], thinking_tokens=vals[2])
+    single = thinking is None and ("completion_tokens" in u or ("output_tokens" in u and "input_tokens" in u))
+    return Usage(prompt_tokens=vals[0], output_tokens=vals[1], thinking_tokens=vals[2], single_count=single)

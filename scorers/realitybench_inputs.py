@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import yaml
 
 from formats.predictions import PredictionsError, read_predictions_file
-from scorers.cost import DEFAULT_PRICES, Price, Usage, load_prices, usage_of_record
+from scorers.cost import DEFAULT_PRICES, Price, Usage, derive_thinking, load_prices, usage_of_record
 
 __all__ = ["ReportError", "Predictions", "load_predictions", "load_price_table"]
 
@@ -35,12 +35,15 @@ class Predictions:
     cut_by_cap: set[str] = field(default_factory=set)   # ids whose reply stopped at the output cap
     model_names: list[str] = field(default_factory=list)
     invalid_utf8_lines: list[int] = field(default_factory=list)
+    thinking_errors: list[str] = field(default_factory=list)   # "<id>: why" per count not split
 
 
-def load_predictions(path: str | Path) -> Predictions:
+def load_predictions(path: str | Path, reply_tokens: Callable[[str], int] | None = None) -> Predictions:
     """Read one predictions file (`formats.predictions` rules); ReportError if it cannot be read.
 
-    Over-long lines count as unreadable; token usage is read from the line that counts."""
+    Over-long lines count as unreadable; token usage is read from the line that counts. With
+    `reply_tokens` (scorers.reply_tokens), a single output count is split into reply and thinking
+    (cost.derive_thinking); a record it cannot split keeps its thinking "not derivable"."""
     try:
         pf = read_predictions_file(path)
     except PredictionsError as exc:
@@ -57,8 +60,21 @@ def load_predictions(path: str | Path) -> Predictions:
         if u is False:
             pred.bad_usage += 1
         elif u is not None:
+            if u.single_count and reply_tokens is not None:
+                u = _split(pred, fid, u, pf.replies.get(fid), reply_tokens)
             pred.usage[fid] = u
     return pred
+
+
+def _split(pred: Predictions, fid: str, u: Usage, reply: Any, reply_tokens: Callable[[str], int]) -> Usage:
+    if reply is not None and not isinstance(reply, str):
+        pred.thinking_errors.append(f"{fid}: the reply is not text, so its tokens cannot be counted")
+        return u
+    try:
+        return derive_thinking(u, reply_tokens(reply or ""))
+    except ValueError as exc:
+        pred.thinking_errors.append(f"{fid}: {exc}")
+        return u
 
 
 def load_price_table(path: str | Path | None) -> dict[str, Price]:

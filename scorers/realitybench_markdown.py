@@ -53,6 +53,13 @@ def _f(v: Any, d: int = 2) -> str:
     return "–" if v is None else f"{v:.{d}f}"
 
 
+def _thinking(c: dict) -> str:
+    """The thinking total, never a 0 that was not measured: "not derivable" when no item's is known."""
+    if c.get("n_thinking_not_derivable") and c["mean_thinking_tokens"] is None:
+        return "not derivable"
+    return str(c["thinking_tokens"])
+
+
 def _pct(v: Any) -> str:
     return "–" if v is None else f"{100 * v:.0f}"
 
@@ -165,7 +172,7 @@ def report_markdown(metrics: dict) -> str:
         c = metrics["models"][m]["cost"]
         pr = c["price"] or {}
         rows.append([m, _f(pr.get("input")), _f(pr.get("output")), str(c["prompt_tokens"]), str(c["output_tokens"]),
-                     str(c["thinking_tokens"]), _f(c["mean_thinking_tokens"], 0), _usd(c["cost"]),
+                     _thinking(c), _f(c["mean_thinking_tokens"], 0), _usd(c["cost"]),
                      _pct(c["prompt_share"]), c.get("note", "")])
     L += _md_table(["model", "in $/M", "out $/M", "prompt tok.", "reply tok.", "thinking tok.", "think/item",
                     "cost ($)", "prompt share (%)", "note"], rows)

@@ -116,6 +116,10 @@ def _cost(pred: Predictions, ids: list[str], prices: dict[str, Price]) -> dict:
         out["note"] = "no price in the price table" if price is None else "unpriced (null price)"
     elif len(usages) < len(ids):
         out["note"] = f"usage recorded for {len(usages)} of {len(ids)} frames; cost covers those only"
+    if usages and sc.n_thinking_not_derivable:   # Table 11's thinking needs the reply's own token count
+        note = (f"thinking not derivable for {sc.n_thinking_not_derivable} of {len(usages)} frames (one output "
+                f"count; score --reply-tokenizer splits it)")
+        out["note"] = f"{out['note']}; {note}" if out.get("note") else note
     return out
 
 
@@ -173,6 +177,7 @@ def score_result(items: list[GradingItem], preds: list[Predictions], prices: dic
             "non_text_replies": non_text, "null_replies": no_reply, "bad_usage_lines": p.bad_usage,
             "model_names_in_file": p.model_names,
             "replies_cut_by_cap": sum(1 for i in ids if i in p.cut_by_cap),
+            "thinking_errors": [e for e in p.thinking_errors if e.partition(":")[0] in set(ids)],
         }
         models[p.model] = {
             "predictions": info,
@@ -190,6 +195,8 @@ def score_result(items: list[GradingItem], preds: list[Predictions], prices: dic
         if info["replies_cut_by_cap"]:
             warnings.append(f"{w}: {info['replies_cut_by_cap']} reply(ies) cut by the output cap "
                             f"(finish_reason \"length\"; scored as given: raise --max-tokens to avoid it)")
+        for e in info["thinking_errors"]:      # one line per record whose count could not be split
+            warnings.append(f"{w}: thinking not derived for {e}")
         if p.unreadable_lines:
             warnings.append(f"{w}: {len(p.unreadable_lines)} unreadable line(s) skipped "
                             f"(line {', '.join(map(str, p.unreadable_lines[:5]))})")

@@ -48,6 +48,7 @@ class PredictionsInfo(_Strict):
     bad_usage_lines: int
     model_names_in_file: list[str]
     replies_cut_by_cap: int = 0      # in-set frames whose reply ended at the output cap (finish_reason "length")
+    thinking_errors: list[str] = []  # "<id>: why" for each in-set count --reply-tokenizer could not split
 
 
 class ModelScore(_Strict):

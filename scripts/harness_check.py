@@ -10,7 +10,14 @@ fixed reply -> lmms-eval (its own venv, `--model openai`, the group and, for Ego
 Table S5 control tasks, `--log_samples`) -> `scenebench import-predictions --from lmms-eval` ->
 `scenebench score` -> every number lmms-eval printed must equal metrics.json's. Exit 0 when all do.
 
+The VLMEvalKit leg (`--vlmevalkit-path`, VLMEvalKit's code installed there): `scenebench export
+--format vlmevalkit` -> scripts/harness/vlmevalkit_run.py builds each dataset with the folder's
+class inside VLMEvalKit's ImageBaseDataset, answers every built prompt with the same fixed replies,
+writes the result sheets with VLMEvalKit's `dump` and runs `evaluate` -> `import-predictions
+--from vlmevalkit` -> `scenebench score` -> every number `evaluate` returned must equal metrics.json's.
+
 Run as: <scenebench python> scripts/harness_check.py --lmms-python .venv-harness/bin/python
+        [--vlmevalkit-path .venv-vlmevalkit]
 No traffic leaves 127.0.0.1; each benchmark takes a few minutes (most of it lmms-eval's imports).
 """
 from __future__ import annotations
@@ -136,11 +143,11 @@ def stub_replies(root: Path, split: str, reply) -> dict[str, str]:
     return out
 
 
-def realitybench(work: Path) -> tuple[Path, list[str], object]:
+def realitybench(work: Path, fmt: str = "hf") -> tuple[Path, list[str], object]:
     from test_score_cli import make_run
 
     runs = [make_run(work / "runs" / env, env, "random", kinds) for env, kinds in RB_KINDS.items()]
-    scenebench("export", "--runs", *map(str, runs), "--out", str(work / "datasets"))
+    scenebench("export", "--runs", *map(str, runs), "--out", str(work / "datasets"), "--format", fmt)
 
     def checks(results: dict, m: dict) -> list[tuple]:
         names = ("f1", "false_accept_rate", "miss_rate", "doc_score", "in_grammar")
@@ -150,7 +157,7 @@ def realitybench(work: Path) -> tuple[Path, list[str], object]:
     return work / "datasets" / "realitybench", ["realitybench"], checks
 
 
-def egopathbench(work: Path) -> tuple[Path, list[str], object]:
+def egopathbench(work: Path, fmt: str = "hf") -> tuple[Path, list[str], object]:
     from test_egopath_export import BENCH, make_run
     import yaml
 
@@ -159,7 +166,8 @@ def egopathbench(work: Path) -> tuple[Path, list[str], object]:
     run = make_run(work / "runs")
     bench_file = work / "egopathbench.yaml"
     bench_file.write_text(yaml.safe_dump(dict(BENCH, version="harness-check")))
-    scenebench("export", "--benchmark", str(bench_file), "--runs", str(run), "--out", str(work / "datasets"))
+    scenebench("export", "--benchmark", str(bench_file), "--runs", str(run), "--out", str(work / "datasets"),
+               "--format", fmt)
     controls = [f"{t}_{c}" for t in ROUTE_TASKS for c in ("text_only", "mismatched_overlay")]
 
     def checks(results: dict, m: dict) -> list[tuple]:
@@ -218,14 +226,84 @@ def check(name: str, work: Path, lmms_python: str) -> int:
     return bad
 
 
+def vlmevalkit_rows(name: str, results: dict, m: dict, meta: dict) -> list[tuple]:
+    """(dataset, metric, what evaluate returned, what metrics.json says) for every number."""
+    rows = []
+    for ds, info in meta["datasets"].items():
+        got = results[ds]["results"]
+        if name == "realitybench":
+            names = ("f1", "false_accept_rate", "miss_rate", "doc_score", "in_grammar")
+            rows += [(ds, n, got.get(n), m["metrics"][n]["estimate"]) for n in names]
+            rows += [(ds, f"{e}/{n}", got.get(f"{e}/{n}"), m["per_env"][e][n]) for e in info["configs"] for n in names]
+        elif info["set"]:
+            rows.append((ds, "egopath_score", got.get("egopath_score"), m["score"]["estimate"]))
+            for t in info["configs"]:
+                for n in (("ba", "f1") if "traversability" in t else ("vpr", "sr", "spl")):
+                    rows.append((ds, f"{t}/{n}", got.get(f"{t}/{n}"), m["tasks"][t][n]["estimate"]))
+        else:
+            from geometry.egopath_schema import ROUTE_TASKS
+
+            (c,) = info["configs"]
+            t = next(t for t in ROUTE_TASKS if c.startswith(t + "_"))
+            rows.append((ds, "sr", got.get("sr"), m["controls"][t][c[len(t) + 1:]]))
+    return rows
+
+
+def check_vlmevalkit(name: str, work: Path, vlmeval_path: str) -> int:
+    from scenebench.benchmarks import get_benchmark
+
+    bench = get_benchmark(name)
+    build, reply = CASES[name]
+    root = build(work, fmt="vlmevalkit")[0]
+    folder = root.with_name(f"{name}_vlmevalkit")
+    replies = work / "replies.json"
+    replies.write_text(json.dumps(stub_replies(root, bench.default_split, reply)))
+    out = work / "vlmevalkit_results.json"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), str(Path(vlmeval_path).absolute()),
+                                                                    os.environ.get("PYTHONPATH")])))
+    cmd = [sys.executable, str(ROOT / "scripts" / "harness" / "vlmevalkit_run.py"), "--folder", str(folder),
+           "--replies", str(replies), "--work", str(work / "vlmeval_work"), "--model", MODEL, "--out", str(out)]
+    print("harness-check: " + " ".join(cmd), flush=True)
+    proc = subprocess.run(cmd, env=env, cwd=work, text=True, capture_output=True, timeout=1800)
+    if proc.returncode != 0:
+        print(proc.stdout[-4000:], proc.stderr[-6000:], file=sys.stderr)
+        raise SystemExit(f"harness-check: the VLMEvalKit leg exited {proc.returncode}")
+    results = json.loads(out.read_text())
+    preds = work / "preds" / f"{MODEL}.jsonl"
+    scenebench("import-predictions", "--from", "vlmevalkit", *(r["sheet"] for r in results.values()),
+               "--dataset", str(root), "--out", str(preds))
+    scenebench("score", "--dataset", str(root), "--predictions", str(preds), "--report-dir", str(work / "report"))
+    metrics = json.loads((work / "report" / "metrics.json").read_text())["models"][MODEL]
+    meta = json.loads((folder / "scenebench_vlmevalkit.json").read_text())
+    rows = vlmevalkit_rows(name, results, metrics, meta)
+    n = sum(r["rows"] for r in results.values())
+    print(f"harness-check: {name} (VLMEvalKit): {n} rows built and answered in {len(results)} datasets")
+    print(f"{'dataset':52} {'metric':32} {'evaluate':>20} {'scenebench score':>20}")
+    bad = 0
+    for ds, m, got, want in rows:
+        bad += got != want
+        print(f"{ds:52} {m:32} {got!r:>20} {want!r:>20}{'' if got == want else '  MISMATCH'}")
+    print(f"harness-check: {name} (VLMEvalKit): {len(rows) - bad} of {len(rows)} numbers equal"
+          + ("; FAILED" if bad else ""))
+    return bad
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--lmms-python", required=True, help="the Python of the venv that has lmms-eval")
+    p.add_argument("--lmms-python", default=None, help="the Python of the venv that has lmms-eval")
+    p.add_argument("--vlmevalkit-path", default=None, help="the folder VLMEvalKit's code is installed in")
     p.add_argument("--work", default=None, help="working folder (default: a temporary one)")
     p.add_argument("--benchmarks", nargs="+", default=list(CASES), choices=list(CASES))
     args = p.parse_args()
+    if not (args.lmms_python or args.vlmevalkit_path):
+        p.error("give --lmms-python, --vlmevalkit-path or both")
     work = Path(args.work or tempfile.mkdtemp(prefix="harness-check-"))
-    bad = sum(check(name, work / name, args.lmms_python) for name in args.benchmarks)
+    bad = 0
+    for name in args.benchmarks:
+        if args.lmms_python:
+            bad += check(name, work / name, args.lmms_python)
+        if args.vlmevalkit_path:
+            bad += check_vlmevalkit(name, work / f"{name}_vlmevalkit", args.vlmevalkit_path)
     return 1 if bad else 0
 
 

@@ -41,7 +41,7 @@ def test_registry_holds_the_two_benchmarks_and_every_file_has_one():
     assert get_benchmark("egopathbench").default_split == "benchmark"
     assert get_benchmark("realitybench").default_split == "test"
     assert get_benchmark("realitybench").export_formats == ("hf", "vlmevalkit")
-    assert get_benchmark("egopathbench").export_formats == ("hf",)
+    assert get_benchmark("egopathbench").export_formats == ("hf", "vlmevalkit")
 
 
 @pytest.mark.parametrize("path", BENCH_FILES, ids=lambda p: p.stem)
@@ -197,6 +197,7 @@ class VantageConfig(BenchmarkFile):
 
 class Vantage(Benchmark):
     name = "vantage"
+    export_formats = ("hf",)      # no Parquet rows here, so no VLMEvalKit folder either
     config_model = VantageConfig
     default_split = "test"
 

@@ -25,7 +25,6 @@ from PIL import Image as PILImage  # noqa: E402
 
 from packagers.hf_export import FEATURES, ExportError, export_realitybench  # noqa: E402
 from packagers.prompts import MissingPromptError, render_prompt  # noqa: E402
-from packagers.vlmevalkit import export_vlmevalkit, tsv_bytes  # noqa: E402
 from formats.records import FrameRecord  # noqa: E402
 from scorers.terms import TermResult  # noqa: E402
 
@@ -257,30 +256,19 @@ def test_env_outside_benchmark_file_and_incomplete_ground_truth(runs, tmp_path):
 
 
 def test_vlmevalkit_tsv(runs, tmp_path):
+    """The VLMEvalKit TSV of a real export (tests/test_vlmevalkit_export.py has the rest)."""
+    from scenebench.benchmarks import get_benchmark
+
     s = export_realitybench(runs, tmp_path / "hf", None)
-    out = tmp_path / "LMUData/RealityBench.tsv"
-    n = export_vlmevalkit(s.root, out)
-    assert n == 9
-    assert out.read_bytes() == tsv_bytes(s.root)                    # deterministic bytes
-    df = pd.read_csv(out, sep="\t")
-    assert list(df.columns[:5]) == ["index", "image", "question", "answer", "category"]
-    assert list(df["index"]) == list(range(9)) and "A" not in df.columns
+    folder = get_benchmark("realitybench").write_vlmevalkit(s.root, tmp_path / "vk", "1.2.0", log=lambda m: None)
+    df = pd.read_csv(folder / "RealityBench_v1.2.0.tsv", sep="\t")
+    assert len(df) == 9 and list(df.columns) == ["index", "image", "question", "answer", "category", "id"]
+    assert df["index"].is_unique and "A" not in df.columns
     assert set(df["category"]) == {"tape_gap", "slope_gauge"}
-    row = df[df["frame_id"] == "tape_gap-positive-00000-00"].iloc[0]
+    row = df[df["id"] == "tape_gap-positive-00000-00"].iloc[0]
     assert row["question"] == render_prompt("tape_gap")
     assert json.loads(row["answer"])["tilted"] is False
     img = PILImage.open(io.BytesIO(base64.b64decode(row["image"])))
     assert img.format == "JPEG" and img.size == (64, 48)
     src = tmp_path / "runs/positive/tape_gap/frames/tape_gap-positive-00000-00.jpg"
     assert base64.b64decode(row["image"]) == src.read_bytes()
-
-
-def test_vlmevalkit_refuses_a_damaged_dataset(runs, tmp_path):
-    s = export_realitybench(runs, tmp_path / "hf", None)
-    shard = s.root / "tape_gap/test-00000-of-00001.parquet"
-    shard.write_bytes(shard.read_bytes()[:-1] + b"\0")                 # one byte changed
-    with pytest.raises(ExportError, match="sha256 differs"):
-        export_vlmevalkit(s.root, tmp_path / "RealityBench.tsv")
-    assert not (tmp_path / "RealityBench.tsv").exists()
-    with pytest.raises(ExportError, match="no exported dataset"):
-        export_vlmevalkit(tmp_path / "nowhere", tmp_path / "RealityBench.tsv")

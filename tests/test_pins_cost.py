@@ -92,8 +92,8 @@ def test_usage_of_record_openai_completion_minus_reasoning():
     assert c.usage_of_record(rec) == c.Usage(prompt_tokens=50, output_tokens=90, thinking_tokens=30)
     rec = {"usage": {"prompt_tokens": 50, "completion_tokens": 10, "thinking_tokens": 30}}
     assert c.usage_of_record(rec) == c.Usage(prompt_tokens=50, output_tokens=0, thinking_tokens=30)
-    rec = {"usage": {"input_tokens": 9, "completion_tokens": 5}}
-    assert c.usage_of_record(rec) == c.Usage(prompt_tokens=9, output_tokens=5, thinking_tokens=0)
+    rec = {"usage": {"input_tokens": 9, "completion_tokens": 5}}      # one count: thinking unknown
+    assert c.usage_of_record(rec) == c.Usage(prompt_tokens=9, output_tokens=5, thinking_tokens=0, single_count=True)
     rec = {"usage": {"prompt_tokens": None, "input_tokens": 4, "completion_tokens": 5,
                      "thinking_tokens": None, "reasoning_tokens": 2}}
     assert c.usage_of_record(rec) == c.Usage(prompt_tokens=4, output_tokens=3, thinking_tokens=2)
@@ -113,7 +113,39 @@ def test_usage_of_record_openai_completion_minus_reasoning():
                      "output_tokens_details": {"reasoning_tokens": 5}}}
     assert c.usage_of_record(rec) == c.Usage(prompt_tokens=4, output_tokens=6, thinking_tokens=2)
     rec = {"usage": {"prompt_tokens": 1, "completion_tokens": 5, "completion_tokens_details": "x"}}
-    assert c.usage_of_record(rec) == c.Usage(prompt_tokens=1, output_tokens=5, thinking_tokens=0)
+    assert c.usage_of_record(rec) == c.Usage(prompt_tokens=1, output_tokens=5, single_count=True)
+
+
+def test_single_output_counts():
+    """One output count and no reasoning count anywhere: thinking not derivable (never a 0)."""
+    one = {"usage": {"prompt_tokens": 3, "completion_tokens": 40}}
+    assert c.usage_of_record(one) == c.Usage(prompt_tokens=3, output_tokens=40, single_count=True)
+    anthropic = {"usage": {"input_tokens": 3, "output_tokens": 40}}
+    assert c.usage_of_record(anthropic) == c.Usage(prompt_tokens=3, output_tokens=40, single_count=True)
+    # a reasoning count of 0 is a measurement; so is the project's own format (output = the reply)
+    zero = {"usage": {"prompt_tokens": 3, "completion_tokens": 40, "completion_tokens_details": {"reasoning_tokens": 0}}}
+    assert c.usage_of_record(zero) == c.Usage(prompt_tokens=3, output_tokens=40)
+    assert c.usage_of_record({"usage": {"prompt_tokens": 3, "output_tokens": 40}}).single_count is False
+    assert c.usage_of_record({"prompt_tokens": 3, "output_tokens": 40}).single_count is False
+    assert c.usage_of_record({"usage": {"input_tokens": 3, "output_tokens": 40, "reasoning_tokens": 9}}).single_count \
+        is False
+
+
+def test_derive_thinking_and_set_cost_with_unknown_thinking():
+    u = c.Usage(prompt_tokens=3, output_tokens=40, single_count=True)
+    assert c.derive_thinking(u, 12) == c.Usage(prompt_tokens=3, output_tokens=12, thinking_tokens=28)
+    assert c.derive_thinking(u, 40) == c.Usage(prompt_tokens=3, output_tokens=40, thinking_tokens=0)
+    with pytest.raises(ValueError, match=r"^output count 40 is below the reply's 41 tokens"):
+        c.derive_thinking(u, 41)
+    known = c.Usage(prompt_tokens=1, output_tokens=2, thinking_tokens=6)
+    assert c.derive_thinking(known, 99) is known
+    price = c.Price(input=1.0, output=2.0, per_tokens=1)
+    s = c.set_cost([u, known, c.Usage(output_tokens=1, thinking_tokens=2)], price)
+    # cost: every count at its rate (4 prompt + 43 output + 8 thinking); thinking: the two known items only
+    assert (s.cost, s.thinking_tokens, s.mean_thinking_tokens, s.n_thinking_not_derivable) == (4 + 2 * 51, 8, 4.0, 1)
+    none = c.set_cost([u], price)
+    assert (none.thinking_tokens, none.mean_thinking_tokens, none.n_thinking_not_derivable) == (0, None, 1)
+    assert none.cost == 83.0
 
 
 def test_usage_of_record_completion_tokens_win_over_output_tokens():

@@ -1,96 +1,99 @@
-"""The VLMEvalKit TSV (packagers/vlmevalkit.py) from small hand-written Parquet shards:
-exact bytes, row order, shard discovery and the row count with quoted newlines."""
+"""The VLMEvalKit TSV (packagers/vlmevalkit.py) from small hand-written Parquet shards: exact bytes
+(quoting, row order, shard discovery, no-image rows, the system-prompt column), the index scheme
+and the refusals."""
 from __future__ import annotations
 
-import base64
-import csv
-import io
+import hashlib
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
 from formats import dataset_layout as layout
-from packagers.hf_export import ExportError
-from packagers.vlmevalkit import COLUMNS, _count_rows, export_vlmevalkit, tsv_bytes
+from packagers import vlmevalkit as vk
 
-HEADER = "index\timage\tquestion\tanswer\tcategory\tframe_id\tstratum\tscorer_verdict\n"
+HEADER = "index\timage\tquestion\tanswer\tcategory\tid\n"
 
 
-def _shard(path, rows):
+def _shard(path, rows, system=False):
     path.parent.mkdir(parents=True, exist_ok=True)
     table = pa.Table.from_pylist([{
-        "id": r[0], "env": r[1], "stratum": "random", "image": {"bytes": r[2], "path": f"{r[0]}.jpg"},
-        "prompt": r[3], "ground_truth": r[4], "scorer_verdict": r[5], "extra": 1} for r in rows])
+        "id": r[0], "env": r[1], "image": {"bytes": r[2], "path": f"{r[0]}.jpg"} if r[2] is not None else None,
+        "prompt": r[3], "ground_truth": r[4], **({"system_prompt": "SYS"} if system else {})} for r in rows])
     pq.write_table(table, path)
 
 
 @pytest.fixture
 def dataset(tmp_path):
     root = tmp_path / "rb"
-    _shard(root / "tape_gap" / "test-00000-of-00002.parquet", [("tg-1", "tape_gap", b"\x00\x01", "Q1", "{}", "accept")])
-    _shard(root / "tape_gap" / "test-00001-of-00002.parquet", [("tg-2", "tape_gap", b"AB", 'say "hi"', '{"a":1}',
-                                                                  "reject")])
-    _shard(root / "slope_gauge" / "test-00000-of-00001.parquet", [("sg-1", "slope_gauge", b"", "line1\nline2",
-                                                                     "{}", "accept")])
-    _shard(root / "slope_gauge" / "train-00000-of-00001.parquet", [("sg-t", "slope_gauge", b"T", "Qt", "{}",
-                                                                      "accept")])
-    _shard(root / ".cache" / "test-00000-of-00001.parquet", [("hidden", "x", b"", "Q", "{}", "accept")])
+    _shard(root / "tape_gap" / "test-00000-of-00002.parquet", [("tg-1", "tape_gap", b"\x00\x01", "Q1", "{}")])
+    _shard(root / "tape_gap" / "test-00001-of-00002.parquet", [("tg-2", "tape_gap", b"AB", 'say "hi"', '{"a":1}')])
+    _shard(root / "slope_gauge" / "test-00000-of-00001.parquet", [("sg-1", "slope_gauge", None, "line1\nline2", "{}")])
+    _shard(root / "slope_gauge" / "train-00000-of-00001.parquet", [("sg-t", "slope_gauge", b"T", "Qt", "{}")])
+    _shard(root / ".cache" / "test-00000-of-00001.parquet", [("hidden", "x", b"", "Q", "{}")])
     (root / "README.md").write_text("not a config")
     (root / "SHA256SUMS").write_text(layout.sha256sums(root))
     return root
 
 
-def test_columns():
-    assert COLUMNS == ("index", "image", "question", "answer", "category", "frame_id", "stratum", "scorer_verdict")
+def _suite(root, split="test", in_set=lambda c: True):
+    return vk.build_suite("rb", "RB", "1.0", root, split, in_set)
+
+
+def test_suite_identity_and_datasets(dataset):
+    s = _suite(dataset)
+    assert s.identity == hashlib.sha256((dataset / "SHA256SUMS").read_bytes()).hexdigest()
+    assert s.datasets == (vk.VlmDataset("RB_v1.0", ("slope_gauge", "tape_gap"), True),)
+    assert s.system_prompt is False and s.class_name == "SceneBenchRB"
+    split = _suite(dataset, in_set=lambda c: c == "tape_gap").datasets
+    assert split == (vk.VlmDataset("RB_v1.0", ("tape_gap",), True), vk.VlmDataset("RB_v1.0_slope_gauge",
+                                                                                      ("slope_gauge",), False))
+    assert _suite(dataset, "train").datasets == (vk.VlmDataset("RB_v1.0", ("slope_gauge",), True),)
 
 
 def test_tsv_bytes_exactly(dataset):
-    data = tsv_bytes(dataset)
-    b01 = base64.b64encode(b"\x00\x01").decode()
-    assert b01 == "AAE="
+    s = _suite(dataset)
+    i = {r: vk.row_index(s.identity, r) for r in ("sg-1", "tg-1", "tg-2")}
+    data = vk.tsv_bytes(s, s.datasets[0], dataset, answer=lambda r: r["ground_truth"], category=lambda r: r["env"])
     assert data.decode("utf-8") == (
         HEADER
-        + '0\t\t"line1\nline2"\t{}\tslope_gauge\tsg-1\trandom\taccept\n'
-        + f"1\t{b01}\tQ1\t{{}}\ttape_gap\ttg-1\trandom\taccept\n"
-        + '2\tQUI=\t"say ""hi"""\t"{""a"":1}"\ttape_gap\ttg-2\trandom\treject\n')
-    rows = list(csv.reader(io.StringIO(data.decode()), delimiter="\t"))
-    assert rows[1][2] == "line1\nline2" and rows[3][2] == 'say "hi"' and base64.b64decode(rows[3][1]) == b"AB"
+        + f'{i["sg-1"]}\t\t"line1\nline2"\t{{}}\tslope_gauge\tsg-1\n'
+        + f'{i["tg-1"]}\tAAE=\tQ1\t{{}}\ttape_gap\ttg-1\n'
+        + f'{i["tg-2"]}\tQUI=\t"say ""hi"""\t"{{""a"":1}}"\ttape_gap\ttg-2\n')
+    assert vk.count_rows(data) == 3 and data.count(b"\n") == 5
+    assert vk.index_map(s, dataset) == {i["sg-1"]: ("RB_v1.0", "sg-1"), i["tg-1"]: ("RB_v1.0", "tg-1"),
+                                        i["tg-2"]: ("RB_v1.0", "tg-2")}
 
 
-def test_configs_and_split(dataset):
-    only = tsv_bytes(dataset, configs=["tape_gap"]).decode()
-    assert only.count("\n") == 3 and "sg-1" not in only and only.startswith(HEADER + "0\tAAE=")
-    ordered = tsv_bytes(dataset, configs=["tape_gap", "slope_gauge"]).decode().splitlines()
-    assert [line.split("\t")[5] for line in ordered[1:3]] == ["tg-1", "tg-2"]
-    train = tsv_bytes(dataset, configs=["slope_gauge"], split="train").decode()
-    assert train == HEADER + "0\tVA==\tQt\t{}\tslope_gauge\tsg-t\trandom\taccept\n"
-    with pytest.raises(ExportError, match=r"tape_gap: no train-\*\.parquet shards"):
-        tsv_bytes(dataset, split="train")
-    with pytest.raises(ExportError, match=r"nope: no test-\*\.parquet shards"):
-        tsv_bytes(dataset, configs=["nope"])
+def test_system_prompt_column(tmp_path):
+    root = tmp_path / "ep"
+    _shard(root / "a" / "benchmark-00000-of-00001.parquet", [("a-1", "a", b"X", "P", "[1]")], system=True)
+    (root / "SHA256SUMS").write_text(layout.sha256sums(root))
+    s = vk.build_suite("ep", "EP", "0.1", root, "benchmark", lambda c: True)
+    assert s.system_prompt is True
+    data = vk.tsv_bytes(s, s.datasets[0], root, answer=lambda r: "ANS", category=lambda r: "cat").decode()
+    assert data == f"index\timage\tquestion\tanswer\tcategory\tid\tsystem_prompt\n{vk.row_index(s.identity, 'a-1')}\tWA==\tP\tANS\tcat\ta-1\tSYS\n"
 
 
-def test_damaged_or_missing_dataset_is_refused(dataset, tmp_path):
-    with pytest.raises(ExportError, match="no exported dataset there"):
-        tsv_bytes(tmp_path / "absent")
+def test_write_folder_and_refusals(dataset, tmp_path):
+    s = _suite(dataset)
+    files = vk.write_folder(s, dataset, tmp_path / "rb_vk", answer=lambda r: "A", category=lambda r: "c")
+    assert files == ["RB_v1.0.tsv", "README.md", "scenebench_rb.py", "scenebench_vlmevalkit.json"]
+    compile((tmp_path / "rb_vk" / "scenebench_rb.py").read_text(), "scenebench_rb.py", "exec")
     shard = dataset / "tape_gap" / "test-00000-of-00002.parquet"
     shard.write_bytes(shard.read_bytes() + b"x")
-    with pytest.raises(ExportError, match="sha256 differs"):
-        tsv_bytes(dataset)
+    with pytest.raises(vk.VlmError, match="sha256 differs"):
+        _suite(dataset)
+    with pytest.raises(vk.VlmError, match="no exported dataset there"):
+        _suite(tmp_path / "absent")
+    empty = vk.VlmSuite("rb", "RB", "1.0", "test", "x", (), False)
+    with pytest.raises(vk.VlmError, match="no config has a 'test' split"):
+        vk.write_folder(empty, dataset, tmp_path / "none", answer=str, category=str)
+    assert not (tmp_path / "none").exists()
 
 
-def test_export_writes_the_bytes_and_counts_rows(dataset, tmp_path):
-    out = tmp_path / "LMUData" / "RealityBench.tsv"
-    assert export_vlmevalkit(dataset, out) == 3
-    assert out.read_bytes() == tsv_bytes(dataset)
-    assert out.read_bytes().count(b"\n") == 5  # 4 lines + the quoted newline
-    assert export_vlmevalkit(dataset, out, configs=["tape_gap"]) == 2
-    assert export_vlmevalkit(dataset, tmp_path / "t.tsv", configs=["slope_gauge"], split="train") == 1
-    # the train shard's one row (b"T" is base64 "VA=="), not the test shard's sg-1
-    assert (tmp_path / "t.tsv").read_text() == HEADER + "0\tVA==\tQt\t{}\tslope_gauge\tsg-t\trandom\taccept\n"
-
-
-def test_count_rows():
-    assert _count_rows(HEADER.encode()) == 0
-    assert _count_rows((HEADER + '0\t\t"a\nb\nc"\t{}\te\tf\tr\tv\n1\t\tq\t{}\te\tg\tr\tv\n').encode()) == 2
+def test_index_collision_is_refused(dataset, monkeypatch):
+    s = _suite(dataset)
+    monkeypatch.setattr(vk, "row_index", lambda identity, rid: 7)
+    with pytest.raises(vk.VlmError, match=r"^rows 'sg-1' and 'tg-1' hash to the same index 7$"):
+        vk.index_map(s, dataset)

@@ -38,6 +38,7 @@ class ScoreOptions:
     n_resamples: int | None = None
     n_paired: int = 2000
     prices: str | None = None
+    reply_tokenizer: str | None = None  # tokenizer.json: split single output counts (thinking tokens)
 
 
 @dataclass
@@ -53,9 +54,10 @@ class Benchmark:
     """One benchmark family. Subclasses set the class attributes and implement the methods."""
 
     name: ClassVar[str]
+    display_name: ClassVar[str]                 # as a paper writes it (VLMEvalKit dataset names)
     config_model: ClassVar[type[BenchmarkFile]]
     default_split: ClassVar[str]
-    export_formats: ClassVar[tuple[str, ...]] = ("hf",)
+    export_formats: ClassVar[tuple[str, ...]] = ("hf", "vlmevalkit")   # vlmevalkit: also the TSV folder
     is_default: ClassVar[bool] = False          # the one `--benchmark` falls back to
     request_defaults: ClassVar[RequestDefaults] = RequestDefaults()
 
@@ -99,9 +101,12 @@ class Benchmark:
     def release(self, runs: Sequence[Path], out: str | Path, config: BenchmarkFile, source: Path,
                 fmt: str = "hf", log: Log = print) -> Path:
         """`export`, then the lmms-eval task folder beside it (`scenebench export` and
-        `scenebench benchmark` call this, so no benchmark can ship without its tasks)."""
+        `scenebench benchmark` call this, so no benchmark can ship without its tasks), and with
+        `fmt="vlmevalkit"` the VLMEvalKit folder too (its TSVs copy every image, so on request)."""
         root = self.export(runs, out, config, source, fmt=fmt, log=log)
         self.write_lmms_eval_tasks(root, root.with_name(root.name + LMMS_EVAL_SUFFIX), log=log)
+        if fmt == "vlmevalkit":
+            self.write_vlmevalkit(root, root.with_name(root.name + VLMEVALKIT_SUFFIX), config.version, log=log)
         return root
 
     # -- lmms-eval (scenebench.lmms_eval_hooks runs these inside lmms-eval) ----------------
@@ -150,7 +155,29 @@ class Benchmark:
         return dest
 
 
+    # -- VLMEvalKit (scenebench.vlmevalkit_hooks runs the grading inside VLMEvalKit) ----------
+    # The datasets follow the lmms-eval group (`lmms_eval_in_group`): the set in one TSV, each
+    # config outside it in its own; a benchmark says only what a row's `answer` cell shows.
+    def vlmevalkit_answer(self, row: dict) -> str:
+        """The `answer` cell: what the grader scores of this row, as text."""
+        raise NotImplementedError
+
+    def write_vlmevalkit(self, root: Path, dest: Path, version: str, log: Log = print) -> Path:
+        """The VLMEvalKit folder (TSVs, dataset class file) for the export at `root`."""
+        from packagers.vlmevalkit import VlmError, build_suite, write_folder
+
+        try:
+            suite = build_suite(self.name, self.display_name, version, root, self.default_split,
+                                in_set=self.lmms_eval_in_group)
+            write_folder(suite, root, dest, answer=self.vlmevalkit_answer, category=self.row_config)
+        except VlmError as exc:
+            raise CliError(str(exc)) from None
+        log(f"scenebench: VLMEvalKit datasets ({', '.join(d.name for d in suite.datasets)}) -> {dest}")
+        return dest
+
+
 LMMS_EVAL_SUFFIX = "_lmms_eval"
+VLMEVALKIT_SUFFIX = "_vlmevalkit"
 
 
 def generation_kwargs(d: RequestDefaults) -> dict:

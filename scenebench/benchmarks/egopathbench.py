@@ -12,6 +12,7 @@ from scenebench.errors import CliError
 
 class EgoPathBench(Benchmark):
     name = "egopathbench"
+    display_name = "EgoPathBench"
     config_model = EgoPathBenchConfig
     default_split = "benchmark"
     # App. A: "an 8,192-token completion budget. Temperature is 0 and top-p is 1".
@@ -42,6 +43,10 @@ class EgoPathBench(Benchmark):
         from geometry.egopath_schema import TASKS
 
         return config in TASKS
+
+    def vlmevalkit_answer(self, row: dict) -> str:
+        """The reference answer (a route, or the selected ids) exactly as exported."""
+        return row["answer"]
 
     def row_config(self, row: dict) -> str:
         """The task, or `<route task>_<control>` for a control row (id `<question id>@<control>`)."""
@@ -97,6 +102,8 @@ class EgoPathBench(Benchmark):
         from scorers import egopath
         from scorers.egopath_report import EgoPathDataError, run_score, summary_table
 
+        if options.reply_tokenizer:
+            raise CliError("egopathbench reports no token usage, so --reply-tokenizer has nothing to split")
         seed = egopath.SEED if options.seed is None else options.seed
         n_res = egopath.N_RESAMPLES if options.n_resamples is None else options.n_resamples
         try:

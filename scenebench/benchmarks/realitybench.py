@@ -1,5 +1,5 @@
 """RealityBench: 11 field-documentation environments, one `test` split, acceptability +
-documentation grading (scorers.report), VLMEvalKit TSV as a second export format."""
+documentation grading (scorers.report)."""
 from __future__ import annotations
 
 import sys
@@ -10,16 +10,15 @@ from formats.benchmark_config import RealityBenchConfig
 from scenebench.benchmarks.base import Benchmark, Log, RequestDefaults, ScoreOptions, ScoreResult
 from scenebench.errors import CliError
 
-TSV_NAME = "RealityBench.tsv"
 DEFAULT_SEED = 0
 DEFAULT_RESAMPLES = 1000
 
 
 class RealityBench(Benchmark):
     name = "realitybench"
+    display_name = "RealityBench"
     config_model = RealityBenchConfig
     default_split = "test"
-    export_formats = ("hf", "vlmevalkit")
     is_default = True
     # The paper gives no number; its thinking models used up to ~3,000 thinking tokens an item
     # (§4) and some replies were still cut by the cap (Table 5), so 16,384 (docs/deviations.md).
@@ -39,12 +38,6 @@ class RealityBench(Benchmark):
         log(f"scenebench: {summary.total_rows} frames from {len(runs)} run(s) -> {summary.root}")
         for env in sorted(summary.rows):
             log(f"scenebench:   {env}: {summary.rows[env]} frames ({summary.excluded[env]} excluded by the sanity check)")
-        if fmt == "vlmevalkit":
-            from packagers.vlmevalkit import export_vlmevalkit
-
-            tsv = Path(out) / TSV_NAME
-            n = export_vlmevalkit(summary.root, tsv)
-            log(f"scenebench: VLMEvalKit TSV ({n} rows) -> {tsv}")
         return summary.root
 
     # -- lmms-eval: per-environment numbers per task, the whole set in the group --------------
@@ -53,6 +46,16 @@ class RealityBench(Benchmark):
 
     def row_config(self, row: dict) -> str:
         return row["env"]
+
+    def vlmevalkit_answer(self, row: dict) -> str:
+        """App. C's answer object as the grader scores it: `adequate` from the scorer's verdict (null
+        for a gray frame, which is not scored) and the documentation keys of the frame, no others."""
+        import json
+
+        gt = json.loads(row["ground_truth"])
+        verdict = {"accept": True, "reject": False}.get(row["scorer_verdict"]) if not row.get("gray") else None
+        return json.dumps({"adequate": verdict, **{k["name"]: gt.get(k["name"]) for k in row["keys"]}},
+                          sort_keys=False, separators=(",", ":"))
 
     def grade_row(self, row: dict, reply) -> dict:
         """`scenebench score`'s grading of one frame (strict parse, App. C), as a dict."""
@@ -92,9 +95,15 @@ class RealityBench(Benchmark):
         from scorers.dataset_items import DatasetError, dataset_root
         from scorers.report import ReportError, load_predictions, load_price_table, score
 
+        from scorers.reply_tokens import TokenizerError, load_reply_tokenizer
+
         items = self.load_items(dataset)
         try:
-            preds = [load_predictions(p) for p in predictions]
+            count = load_reply_tokenizer(options.reply_tokenizer) if options.reply_tokenizer else None
+        except TokenizerError as exc:
+            raise CliError(str(exc)) from None
+        try:
+            preds = [load_predictions(p, reply_tokens=count) for p in predictions]
             prices = load_price_table(options.prices)
             return score(items, preds, prices,
                          seed=DEFAULT_SEED if options.seed is None else options.seed,

@@ -5,7 +5,7 @@ bay row along world x, nose to +y or -y (`Placement.yaw_deg` 90 or -90, +-3 deg 
 sloppy parking). Bay rows come in head-to-head pairs (two 6 m bays, then a 7 m aisle),
 bays 2.7 m wide. Kerbs run round the lot; a building (facade with windows and a door)
 stands behind one long side and a chain-link style fence behind the other; lamp posts
-stand at the row ends. The sun and a Nishita sky are drawn per scene as on the roofs
+stand at the row ends and trees line the other three sides. The sun and a Nishita sky are drawn per scene as on the roofs
 (`blender_envs.solar.roof_spec.SunSpec`: elevation 20-70 deg, azimuth uniform).
 
 The clear disc
@@ -19,7 +19,7 @@ geometry without a ray cast; tests check the layout and a rendered mask.
 
 Distractors
 -----------
-8-14 parked cars fill bays nearest the disc first (distance-weighted draw). Every lot has
+10-18 parked cars fill bays nearest the disc first (distance-weighted draw). Every lot has
 at least one distractor of the subject's body style and one of its colour (so "the
 silver sedan" is the subject, not just a silver car or a sedan), the rest are drawn as the
 subject is (style uniform, colour by US shares).
@@ -44,7 +44,7 @@ LINE_WIDTH_M = 0.10
 KERB_HEIGHT_M = 0.15
 KERB_WIDTH_M = 0.30
 LOT_MARGIN_M = 14.0          # lot half-size = clear radius + this
-DISTRACTORS = (8, 14)        # inclusive range of parked distractor cars
+DISTRACTORS = (10, 18)        # inclusive range of parked distractor cars
 SAME_STYLE_SHARE = 0.25      # each further distractor: subject's style with this chance
 SAME_COLOR_SHARE = 0.25      # ... and the subject's colour with this chance
 PARK_JITTER_M = 0.15         # lateral / longitudinal slop of a parked car in its bay
@@ -87,6 +87,16 @@ class LampPost(_M):
     height_m: float
 
 
+class Tree(_M):
+    """A tree on the verge beyond the kerbs (cone or round crown on a trunk)."""
+
+    xy: list[float]
+    trunk_height_m: float
+    crown: Literal["cone", "sphere"]
+    crown_radius_m: float
+    crown_height_m: float        # cone only (0 for a sphere)
+
+
 class LotSpec(_M):
     """The whole lot: layout, materials, lights, and the cars (cars[0] is the subject)."""
 
@@ -101,6 +111,7 @@ class LotSpec(_M):
     verge_color: list[float]     # beyond the kerbs
     backdrops: list[Backdrop]
     lamps: list[LampPost]
+    trees: list[Tree]
     sun: SunSpec
     cars: list[LotCar]
 
@@ -150,6 +161,26 @@ def row_layout(half_y: float) -> list[float]:
     return sorted(ys)
 
 
+def sample_trees(rng: np.random.Generator, half_x: float, half_y: float, building_side: int) -> list[Tree]:
+    """A broken line of trees 4-12 m beyond the kerbs on the three sides without the
+    building (behind the fence and along both short ends), one every 5-11 m."""
+    out = []
+    edges = [(-building_side, "y"), (1, "x"), (-1, "x")]
+    for sgn, axis in edges:
+        span = half_x if axis == "y" else half_y
+        t = -span - 10.0 + float(rng.uniform(0.0, 5.0))
+        while t < span + 10.0:
+            off = (half_y if axis == "y" else half_x) + float(rng.uniform(4.0, 12.0))
+            xy = [t, sgn * off] if axis == "y" else [sgn * off, t]
+            cone = rng.random() < 0.35
+            out.append(Tree(xy=[_r(xy[0], 3), _r(xy[1], 3)], trunk_height_m=_r(rng.uniform(1.5, 3.5), 3),
+                            crown="cone" if cone else "sphere",
+                            crown_radius_m=_r(rng.uniform(1.5, 2.8) if cone else rng.uniform(2.0, 4.0), 3),
+                            crown_height_m=_r(rng.uniform(5.0, 10.0) if cone else 0.0, 3)))
+            t += float(rng.uniform(5.0, 11.0))
+    return out
+
+
 def sample_lot(rng: np.random.Generator, clear_radius_m: float, subject_body: Body | None = None,
                subject_color: str | None = None) -> LotSpec:
     """Draw the lot around a subject car (drawn here when not given) and its distractors.
@@ -172,7 +203,7 @@ def sample_lot(rng: np.random.Generator, clear_radius_m: float, subject_body: Bo
             x = i * BAY_WIDTH_M
             if abs(x) + BAY_WIDTH_M / 2 <= half_x - 1.0:
                 bays.append(Bay(center=[_r(x, 3), _r(y, 3)], facing=face))
-    g = float(rng.uniform(0.055, 0.11))
+    g = float(rng.uniform(0.03, 0.065))
     asphalt = [_r(g * f) for f in rng.uniform([0.97, 0.97, 0.97], [1.03, 1.03, 1.06])]
     line = [_r(v) for v in (rng.uniform(0.62, 0.8) * np.ones(3) if rng.random() < 0.8
                             else rng.uniform([0.7, 0.55, 0.05], [0.8, 0.65, 0.12]))]
@@ -215,7 +246,8 @@ def sample_lot(rng: np.random.Generator, clear_radius_m: float, subject_body: Bo
                  height_m=_r(rng.uniform(1.6, 2.4), 3), color=_color(rng, [0.3, 0.3, 0.3], [0.5, 0.5, 0.5]),
                  window_rows=0),
     ]
+    trees = sample_trees(rng, half_x, half_y, back_side)
     sun = SunSpec(elevation_deg=_r(rng.uniform(20.0, 70.0), 3), azimuth_deg=_r(rng.uniform(0.0, 360.0), 3))
     return LotSpec(clear_radius_m=_r(clear_radius_m, 4), half_x_m=half_x, half_y_m=half_y, row_ys=[_r(y, 3) for y in rows],
                    bays=bays, asphalt_color=asphalt, line_color=line, kerb_color=kerb, verge_color=verge,
-                   backdrops=backdrops, lamps=lamps, sun=sun, cars=cars)
+                   backdrops=backdrops, lamps=lamps, trees=trees, sun=sun, cars=cars)

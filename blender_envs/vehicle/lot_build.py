@@ -17,10 +17,12 @@ from geometry import mesh_parts
 from geometry.scene import SceneObject
 
 LOT_PASS = {"verge": 1, "asphalt": 90, "bay_lines": 91, "kerbs": 92, "building": 93, "windows": 94, "fence": 95,
-            "lamps": 96}
+            "lamps": 96, "tree_trunks": 97, "tree_crowns": 98}
 SUBJECT_FIRST_PASS = 2
 DISTRACTOR_FIRST_PASS = 100
 DISTRACTOR_PASS_STRIDE = 40
+SUN_STRENGTH = 4.0
+SKY_STRENGTH = 0.5           # twice the roofs' fill: open asphalt shadows are not black
 LINE_THICK_M = 0.003          # paint stands this far above the asphalt
 
 
@@ -128,7 +130,21 @@ def build_lot(scene, lot: LotSpec) -> list[SceneObject]:
         else:
             add("fence", fence_part(lot, bd), materials.principled("fence", bd.color, 0.4, 0.8), "fence")
     add("lamps", lamp_part(lot), materials.principled("lamps", [0.35, 0.36, 0.37], 0.5, 0.6), "lamp_post")
-    materials.nishita_sun_and_sky(scene, lot.sun.elevation_deg, lot.sun.azimuth_deg)
+    trunks, crowns = [], []
+    for t in lot.trees:
+        x, y = t.xy
+        trunks.append(mesh_parts.cylinder_part((x, y), 0.18, -0.05, t.trunk_height_m + 0.6, 6))
+        if t.crown == "cone":
+            crowns.append(shapes.cone_part(x, y, t.trunk_height_m, t.crown_radius_m, t.crown_height_m))
+        else:
+            crowns.append(shapes.sphere_part(x, y, t.trunk_height_m + 0.8 * t.crown_radius_m, t.crown_radius_m))
+    if lot.trees:
+        add("tree_trunks", mesh_parts.merge_parts(trunks), materials.principled("tree_trunks", (0.12, 0.08, 0.05), 0.9),
+            "tree_trunk")
+        add("tree_crowns", mesh_parts.merge_parts(crowns), _noisy("tree_crowns", (0.05, 0.13, 0.04), 2.0, 0.5),
+            "tree_crown")
+    materials.nishita_sun_and_sky(scene, lot.sun.elevation_deg, lot.sun.azimuth_deg, sun_strength=SUN_STRENGTH,
+                                  sky_strength=SKY_STRENGTH)
 
     for k, car in enumerate(lot.cars):
         first = SUBJECT_FIRST_PASS if k == 0 else DISTRACTOR_FIRST_PASS + DISTRACTOR_PASS_STRIDE * (k - 1)

@@ -49,6 +49,8 @@ SAME_STYLE_SHARE = 0.25      # each further distractor: subject's style with thi
 SAME_COLOR_SHARE = 0.25      # ... and the subject's colour with this chance
 PARK_JITTER_M = 0.15         # lateral / longitudinal slop of a parked car in its bay
 PARK_YAW_SD_DEG = 1.5
+PARK_YAW_MAX_DEG = 4.0       # the slop is clipped here, so a parked car never leaves its bay by more than
+BAY_CLEAR_MARGIN_M = 0.6     # ... this margin: bays this far outside the clear disc take distractors
 
 
 class _M(BaseModel):
@@ -149,6 +151,10 @@ def rect_disc_distance(corners_xy: np.ndarray, radius_center=(0.0, 0.0)) -> floa
     return float(np.hypot(*d))
 
 
+def _slop(rng: np.random.Generator) -> float:
+    return float(np.clip(rng.normal(0.0, PARK_YAW_SD_DEG), -PARK_YAW_MAX_DEG, PARK_YAW_MAX_DEG))
+
+
 def row_layout(half_y: float) -> list[float]:
     """Bay-row centre lines: the subject's row at y = 0 paired head-to-head with y = +6,
     then pairs every 19 m both ways, all within the lot."""
@@ -191,7 +197,7 @@ def sample_lot(rng: np.random.Generator, clear_radius_m: float, subject_body: Bo
     color = subject_color if subject_color is not None else sample_color(rng)
     facing = 1 if rng.random() < 0.5 else -1
     subject = LotCar(body=body, color=color, plate=sample_plate(rng),
-                     placement=Placement(x=0.0, y=0.0, yaw_deg=_r(90.0 * facing + rng.normal(0.0, PARK_YAW_SD_DEG), 3)))
+                     placement=Placement(x=0.0, y=0.0, yaw_deg=_r(90.0 * facing + _slop(rng), 3)))
     half_x = _r(clear_radius_m + LOT_MARGIN_M + rng.uniform(0.0, 8.0), 3)
     half_y = _r(clear_radius_m + LOT_MARGIN_M + rng.uniform(0.0, 6.0), 3)
     rows = row_layout(half_y)
@@ -210,7 +216,7 @@ def sample_lot(rng: np.random.Generator, clear_radius_m: float, subject_body: Bo
     kerb = _color(rng, [0.38, 0.37, 0.35], [0.55, 0.54, 0.52])
     verge = _color(rng, [0.06, 0.1, 0.03], [0.14, 0.2, 0.07])
 
-    free = [b for b in bays if rect_disc_distance(bay_corners(b)) > clear_radius_m]
+    free = [b for b in bays if rect_disc_distance(bay_corners(b)) > clear_radius_m + BAY_CLEAR_MARGIN_M]
     n = int(rng.integers(DISTRACTORS[0], DISTRACTORS[1] + 1))
     d = np.array([math.hypot(*b.center) for b in free])
     w = 1.0 / np.maximum(d - clear_radius_m + 4.0, 1.0) ** 2
@@ -224,10 +230,11 @@ def sample_lot(rng: np.random.Generator, clear_radius_m: float, subject_body: Bo
         nose = bay.facing * (1 if rng.random() < 0.85 else -1)       # a few reverse in
         p = Placement(x=_r(bay.center[0] + rng.uniform(-PARK_JITTER_M, PARK_JITTER_M), 3),
                       y=_r(bay.center[1] + rng.uniform(-PARK_JITTER_M, PARK_JITTER_M), 3),
-                      yaw_deg=_r(90.0 * nose + rng.normal(0.0, PARK_YAW_SD_DEG), 3))
+                      yaw_deg=_r(90.0 * nose + _slop(rng), 3))
         car = LotCar(body=b, color=col, placement=p, plate=sample_plate(rng))
-        if rect_disc_distance(footprint_corners(car)) > clear_radius_m:
-            cars.append(car)
+        if rect_disc_distance(footprint_corners(car)) <= clear_radius_m:   # the margin rules it out
+            raise RuntimeError(f"distractor {k + 1} reaches into the clear disc")
+        cars.append(car)
 
     lamps = []
     for y in rows[::2]:       # one lamp at each end of every row pair, on the kerb island

@@ -30,13 +30,13 @@ def parse(line: str) -> dict | None:
 
 
 def label_lines(ex: dict) -> list[str]:
-    """Where, the verdict, then one line per term value (terms sharing a value, such as a
-    distance's two bounds, on one line)."""
+    """Where, the verdict, then one line per term value, value first (terms sharing a
+    value, such as a distance's two bounds, on one line)."""
     verdict = "accept" if ex["failing"] is None else f"reject: {ex['failing']}"
     groups: dict[str, list[str]] = {}
     for k, v in ex["terms"].items():
         groups.setdefault("-" if v is None else format(v, ".3g"), []).append(k)
-    return [f"{ex['scene']} view {ex['view']}: {verdict}"] + [f"{' / '.join(ks)} {v}" for v, ks in groups.items()]
+    return [f"{ex['scene']} view {ex['view']}: {verdict}"] + [f"{v}  {' / '.join(ks)}" for v, ks in groups.items()]
 
 
 def main() -> None:

@@ -191,7 +191,7 @@ def sample_lot(rng: np.random.Generator, clear_radius_m: float, subject_body: Bo
                subject_color: str | None = None) -> LotSpec:
     """Draw the lot around a subject car (drawn here when not given) and its distractors.
 
-    Draw order is fixed: subject, layout and materials, distractors, lamps, backdrops, sun.
+    Draw order is fixed: subject, layout and materials, distractors, lamps, backdrops, trees, sun.
     """
     body = subject_body if subject_body is not None else sample_body(rng)
     color = subject_color if subject_color is not None else sample_color(rng)

@@ -61,7 +61,8 @@ def sample_scene(rng: np.random.Generator, scene_id: str, seed: int) -> CarViewS
     srng = stage_rng(root, "subject")
     body, color = sample_body(srng), sample_color(srng)
     lot = sample_lot(stage_rng(root, "lot"), clear_radius(body.length_m), body, color)
-    return CarViewSpec(env="car_view", scene_id=scene_id, seed=seed, lot=lot, phone=sample_phone(stage_rng(root, "phone")))
+    phone = sample_phone(stage_rng(root, "phone"))
+    return CarViewSpec(env="car_view", scene_id=scene_id, seed=seed, lot=lot, phone=phone)
 
 
 FACE_AZIMUTH = {"front": 0.0, "rear": 180.0, "driver": 90.0, "passenger": -90.0}

@@ -1,11 +1,12 @@
 """The shared parking lot of the vehicle environments, as data (no bpy).
 
 World frame: z up, metres. The subject car stands in a painted bay at the origin, its
-bay row along world x, nose to +y or -y (`Placement.yaw_deg` 90 or -90, +-3 deg of
+bay row along world x, nose to +y or -y (`Placement.yaw_deg` 90 or -90, at most +-4 deg of
 sloppy parking). Bay rows come in head-to-head pairs (two 6 m bays, then a 7 m aisle),
 bays 2.7 m wide. Kerbs run round the lot; a building (facade with windows and a door)
 stands behind one long side and a chain-link style fence behind the other; lamp posts
-stand at the row ends and trees line the other three sides. The sun and a Nishita sky are drawn per scene as on the roofs
+stand at the row ends and trees line the other three sides. The sun and a Nishita sky
+are drawn per scene as on the roofs
 (`blender_envs.solar.roof_spec.SunSpec`: elevation 20-70 deg, azimuth uniform).
 
 The clear disc
@@ -255,6 +256,7 @@ def sample_lot(rng: np.random.Generator, clear_radius_m: float, subject_body: Bo
     ]
     trees = sample_trees(rng, half_x, half_y, back_side)
     sun = SunSpec(elevation_deg=_r(rng.uniform(20.0, 70.0), 3), azimuth_deg=_r(rng.uniform(0.0, 360.0), 3))
-    return LotSpec(clear_radius_m=_r(clear_radius_m, 4), half_x_m=half_x, half_y_m=half_y, row_ys=[_r(y, 3) for y in rows],
+    return LotSpec(clear_radius_m=_r(clear_radius_m, 4), half_x_m=half_x, half_y_m=half_y,
+                   row_ys=[_r(y, 3) for y in rows],
                    bays=bays, asphalt_color=asphalt, line_color=line, kerb_color=kerb, verge_color=verge,
                    backdrops=backdrops, lamps=lamps, trees=trees, sun=sun, cars=cars)

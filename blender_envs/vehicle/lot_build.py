@@ -53,7 +53,8 @@ def line_part(lot: LotSpec) -> mesh_parts.Part:
 def kerb_part(lot: LotSpec) -> mesh_parts.Part:
     X, Y, w, h = lot.half_x_m, lot.half_y_m, KERB_WIDTH_M, KERB_HEIGHT_M
     return mesh_parts.merge_parts([
-        mesh_parts.box_part((-X - w, -Y - w, -0.02), (X + w, -Y, h)), mesh_parts.box_part((-X - w, Y, -0.02), (X + w, Y + w, h)),
+        mesh_parts.box_part((-X - w, -Y - w, -0.02), (X + w, -Y, h)),
+        mesh_parts.box_part((-X - w, Y, -0.02), (X + w, Y + w, h)),
         mesh_parts.box_part((-X - w, -Y, -0.02), (-X, Y, h)), mesh_parts.box_part((X, -Y, -0.02), (X + w, Y, h)),
     ])
 

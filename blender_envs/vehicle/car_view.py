@@ -3,7 +3,7 @@ requested face of the subject car straight on, whole car in frame, from about tw
 lengths, in the shared parking lot (`lot.py`).
 
 Spec side only (no bpy). The scene is the lot with its subject (cars[0], body style
-uniform over the ten, colour by US shares) and 8-14 distractors; the phone is drawn per
+uniform over the ten, colour by US shares) and 10-18 distractors; the phone is drawn per
 scene. The field pose (`sample_view`) walks round the subject: a requested face uniform
 over the four, the photographer's azimuth off it N(0, AZIMUTH_SD_DEG), distance log-uniform
 in DISTANCE_LENGTHS of the subject's own length, eye height standing or crouched, aimed

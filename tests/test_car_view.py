@@ -254,7 +254,12 @@ def test_rendered_subject_mask_agrees_with_the_projected_hull():
     configure_device(scene, "cpu")
     info = build(scene, spec)
     ids = cv.subject_ids(SimpleNamespace(state=SimpleNamespace(objects=info.objects)))
-    assert len(ids) >= 20 and all(2 <= i < 100 for i in ids)
+    assert len(ids) >= 20 and all(2 <= i < 90 for i in ids)
+    all_ids = [o.id for o in info.objects]
+    assert len(set(all_ids)) == len(all_ids)                       # no two objects share a pass index
+    for k in range(1, len(spec.lot.cars)):                          # distractor k keeps to its 40-id block
+        block = [o.id for o in info.objects if o.name.startswith(f"car{k}_")]
+        assert block and min(block) == 100 + 40 * (k - 1) and max(block) < 100 + 40 * k
     car = spec.lot.subject
     b, p = car.body, car.placement
     results = {}

@@ -24,7 +24,8 @@ from scorers.terms import Verdict, verdict_of  # noqa: E402
 
 # RealityBench Table 1: share of random field poses the scorer accepts
 TABLE1_ACCEPTANCE = {"tape_gap": 0.17, "rail_attachment": 0.12, "wire_adequacy": 0.39, "slope_gauge": 0.25,
-                     "equipment_label": 0.06, "horizon_peak": 0.19, "breaker_label": 0.05}
+                     "equipment_label": 0.06, "horizon_peak": 0.19, "breaker_label": 0.05,
+                     "car_view": 0.23, "damage_view": 0.38, "ro_board": 0.18}
 
 
 def measure(env: str, scenes: int, poses: int, seed: int = 0, quality: str = "standard") -> dict:

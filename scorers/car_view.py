@@ -1,7 +1,11 @@
 """Scorer core of `car_view`: a named face of the subject car, straight on, whole car in frame.
 
-Table 1 terms (RealityBench), pure functions on explicit geometry; the Protocol adapters
-(`score_scene`, `score_frame`, `ground_truth`) come with the builder (issue 12):
+Table 1 terms (RealityBench), pure functions on explicit geometry, and the Protocol
+adapters (`score_scene`, `score_frame`, `ground_truth`) of the environment
+(`blender_envs.vehicle.car_view`). Every term is scene side: the lot's clear disc keeps
+every other object off the line from the phone to the subject (`lot.py`), so "whole car
+in frame" needs no ray cast; `car_in_frame` and `car_fill` are measured on
+`body.hull_points` (panel grids and wheel rims) projected through the pose:
 
 scene side  car_in_frame          every body sample in frame (Table 1 "whole car in frame",
                                   the requirement's "both corners in frame"; project: 100%)
@@ -24,8 +28,9 @@ import math
 
 import numpy as np
 
-from blender_envs.vehicle.body import FACES, Body, Placement, to_car, to_world
-from geometry.camera import CameraPose, blur_at_target_px
+from blender_envs.vehicle.body import FACES, Body, Placement, hull_points, to_car, to_world
+from blender_envs.vehicle.car_view import SUBJECT_PREFIX, CarViewSpec
+from geometry.camera import CameraPose, blur_at_target_px, project
 from scorers.terms import TermResult, term
 
 FACE_ANGLE_MAX_DEG = 30.0
@@ -114,3 +119,73 @@ def view_ground_truth(pose: CameraPose, placement: Placement, body: Body) -> dic
 def _r(x, nd: int = 6):
     x = float(x)
     return round(x, nd) if math.isfinite(x) else None
+
+
+# ------------------------------------------------------------------ the environment's adapters
+
+def projected_hull(pose: CameraPose, placement: Placement, body: Body) -> tuple[np.ndarray, np.ndarray]:
+    """Pixel coordinates and planar depths of the car's hull points."""
+    return project(to_world(placement, hull_points(body)), pose.K_array(), pose.cam_to_world_array())
+
+
+def in_frame_and_fill(pose: CameraPose, placement: Placement, body: Body) -> tuple[float, float]:
+    """(fraction of hull points in front of the camera and inside the frame, the clipped
+    projected bbox of the points in front / frame area). Pixel centres are integers, so
+    the frame spans -0.5 .. W - 0.5."""
+    uv, z = projected_hull(pose, placement, body)
+    W, H = pose.width, pose.height
+    front = z > 1e-6
+    inside = front & (uv[:, 0] >= -0.5) & (uv[:, 0] <= W - 0.5) & (uv[:, 1] >= -0.5) & (uv[:, 1] <= H - 0.5)
+    if not front.any():
+        return 0.0, 0.0
+    q = uv[front]
+    u0, u1 = np.clip([q[:, 0].min(), q[:, 0].max()], -0.5, W - 0.5)
+    v0, v1 = np.clip([q[:, 1].min(), q[:, 1].max()], -0.5, H - 0.5)
+    return float(inside.mean()), float((u1 - u0) * (v1 - v0) / (W * H))
+
+
+def scene_terms_of(spec: CarViewSpec, pose: CameraPose) -> list[TermResult]:
+    """Every term of one pose from the spec alone (what score_scene returns)."""
+    car = spec.lot.subject
+    in_frame, fill = in_frame_and_fill(pose, car.placement, car.body)
+    return scene_terms(pose, car.placement, car.body, in_frame, fill)
+
+
+def subject_ids(geo) -> list[int]:
+    """Object-index ids of every object of the subject car."""
+    return sorted(o.id for o in geo.state.objects if o.name.startswith(SUBJECT_PREFIX))
+
+
+def score_scene(geo, view) -> list[TermResult]:
+    return scene_terms_of(geo.spec, view.pose)
+
+
+def score_frame(geo, view, frame) -> list[TermResult]:
+    """car_view's Table 1 terms are all geometric: nothing is read off the frame."""
+    return []
+
+
+def mask_stats(object_index: np.ndarray, ids) -> dict:
+    """The subject's object-index mask: pixel share and its bbox's share of the frame."""
+    mask = np.isin(object_index, np.asarray(ids, int))
+    H, W = mask.shape
+    if not mask.any():
+        return {"subject_mask_fraction": 0.0, "subject_mask_bbox_fraction": 0.0}
+    vs, us = np.nonzero(mask)
+    bbox = (us.max() - us.min() + 1) * (vs.max() - vs.min() + 1) / (W * H)
+    return {"subject_mask_fraction": _r(mask.mean()), "subject_mask_bbox_fraction": _r(bbox)}
+
+
+def ground_truth(geo, view, frame=None) -> dict:
+    """Answer keys `side` (the face the photo shows) and `body_style`, the subject's
+    colour and the requested face, and the numbers behind the terms."""
+    spec = geo.spec
+    car = spec.lot.subject
+    gt = view_ground_truth(view.pose, car.placement, car.body)
+    in_frame, fill = in_frame_and_fill(view.pose, car.placement, car.body)
+    gt.update({"color": car.color, "requested_face": view.target.partition(":")[2] or None,
+               "car_in_frame_fraction": _r(in_frame), "car_bbox_fraction": _r(fill),
+               "distractors": len(spec.lot.cars) - 1})
+    if frame is not None:
+        gt.update(mask_stats(frame.object_index, subject_ids(geo)))
+    return gt

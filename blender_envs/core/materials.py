@@ -54,6 +54,29 @@ def sun_and_sky(scene, elevation_deg: float, azimuth_deg: float, strength: float
     return sun
 
 
+def nishita_sun_and_sky(scene, elevation_deg: float, azimuth_deg: float, sun_strength: float = 4.0,
+                        sky_strength: float = 0.25):
+    """Sun lamp + Nishita sky with the same sun (azimuth 0 = +y, 90 = +x).
+
+    Convention check (rendered, Blender 4.5): a pinhole camera aimed along
+    (sin r cos e, cos r cos e, sin e) with r = sun_rotation = 60 deg, e = 30 deg centres
+    the Nishita sun disc; r = -60, 120, 240 do not. `sun_and_sky` shines from the same
+    vector for azimuth = r, so sun_rotation = radians(azimuth). The sky's disc is off:
+    the lamp alone carries the direct sun (no double sun, crisp shadows).
+    """
+    sun = sun_and_sky(scene, elevation_deg, azimuth_deg, strength=sun_strength)
+    nt = scene.world.node_tree
+    bg = nt.nodes["Background"]
+    sky = nt.nodes.new("ShaderNodeTexSky")
+    sky.sky_type = "NISHITA"
+    sky.sun_elevation = math.radians(elevation_deg)
+    sky.sun_rotation = math.radians(azimuth_deg)
+    sky.sun_disc = False
+    nt.links.new(sky.outputs["Color"], bg.inputs["Color"])
+    bg.inputs["Strength"].default_value = sky_strength
+    return sun
+
+
 def pil_to_bpy_image(pil_image, name: str):
     """A packed Blender image from a Pillow image (bpy pixels run bottom-up)."""
     import numpy as np

@@ -67,3 +67,28 @@ def tube_from_curve(scene, name: str, points, radius: float, material, pass_inde
         me.materials.append(material)
     scene.collection.objects.link(ob)
     return ob
+
+
+def cone_part(cx, cy, z0, radius, height, seg=10):
+    """A closed cone standing at (cx, cy, z0): a tree crown (numpy part)."""
+    t = np.arange(seg) * 2 * np.pi / seg
+    V = np.vstack([np.c_[cx + radius * np.cos(t), cy + radius * np.sin(t), np.full(seg, z0)], [[cx, cy, z0 + height]]])
+    F = [tuple(range(seg - 1, -1, -1))] + [(i, (i + 1) % seg, seg) for i in range(seg)]
+    return V, F
+
+
+def sphere_part(cx, cy, cz, radius, nu=10, nv=6):
+    """A low-poly sphere squashed to 0.85 in z: a tree crown (numpy part)."""
+    th = np.linspace(0, np.pi, nv + 1)[1:-1]
+    ph = np.arange(nu) * 2 * np.pi / nu
+    T, P = np.meshgrid(th, ph, indexing="ij")
+    ring = np.c_[np.sin(T).ravel() * np.cos(P).ravel(), np.sin(T).ravel() * np.sin(P).ravel(), np.cos(T).ravel()]
+    V = np.vstack([[[0, 0, 1]], ring, [[0, 0, -1]]]) * radius * np.array([1, 1, 0.85]) + [cx, cy, cz]
+    bot = len(V) - 1
+    F = [(0, 1 + i, 1 + (i + 1) % nu) for i in range(nu)]
+    for r in range(nv - 2):
+        a, b = 1 + r * nu, 1 + (r + 1) * nu
+        F += [(a + i, b + i, b + (i + 1) % nu, a + (i + 1) % nu) for i in range(nu)]
+    a = 1 + (nv - 2) * nu
+    F += [(a + (i + 1) % nu, a + i, bot) for i in range(nu)]
+    return V, F

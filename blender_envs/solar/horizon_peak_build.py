@@ -16,29 +16,6 @@ from geometry import mesh_parts
 from geometry.scene import BuildInfo, SceneObject
 
 
-def _cone_part(cx, cy, z0, radius, height, seg=10):
-    t = np.arange(seg) * 2 * np.pi / seg
-    V = np.vstack([np.c_[cx + radius * np.cos(t), cy + radius * np.sin(t), np.full(seg, z0)], [[cx, cy, z0 + height]]])
-    F = [tuple(range(seg - 1, -1, -1))] + [(i, (i + 1) % seg, seg) for i in range(seg)]
-    return V, F
-
-
-def _sphere_part(cx, cy, cz, radius, nu=10, nv=6):
-    th = np.linspace(0, np.pi, nv + 1)[1:-1]
-    ph = np.arange(nu) * 2 * np.pi / nu
-    T, P = np.meshgrid(th, ph, indexing="ij")
-    ring = np.c_[np.sin(T).ravel() * np.cos(P).ravel(), np.sin(T).ravel() * np.sin(P).ravel(), np.cos(T).ravel()]
-    V = np.vstack([[[0, 0, 1]], ring, [[0, 0, -1]]]) * radius * np.array([1, 1, 0.85]) + [cx, cy, cz]
-    bot = len(V) - 1
-    F = [(0, 1 + i, 1 + (i + 1) % nu) for i in range(nu)]
-    for r in range(nv - 2):
-        a, b = 1 + r * nu, 1 + (r + 1) * nu
-        F += [(a + i, b + i, b + (i + 1) % nu, a + (i + 1) % nu) for i in range(nu)]
-    a = 1 + (nv - 2) * nu
-    F += [(a + (i + 1) % nu, a + i, bot) for i in range(nu)]
-    return V, F
-
-
 def _hill_part(spec: HorizonPeakSpec, n_az=120, n_r=9):
     h = spec.hills
     c = house_center_xy(spec.roof)
@@ -78,9 +55,9 @@ def build(scene, spec: HorizonPeakSpec) -> BuildInfo:
         x, y = t.xy
         trunks.append(mesh_parts.cylinder_part((x, y), t.trunk_radius_m, -0.05, t.trunk_height_m + 0.5, 6))
         if t.crown == "cone":
-            crowns.append(_cone_part(x, y, t.trunk_height_m, t.crown_radius_m, t.crown_height_m))
+            crowns.append(shapes.cone_part(x, y, t.trunk_height_m, t.crown_radius_m, t.crown_height_m))
         else:
-            crowns.append(_sphere_part(x, y, t.trunk_height_m + 0.8 * t.crown_radius_m, t.crown_radius_m))
+            crowns.append(shapes.sphere_part(x, y, t.trunk_height_m + 0.8 * t.crown_radius_m, t.crown_radius_m))
     add(TREES_TRUNK_OBJECT, mesh_parts.merge_parts(trunks), materials.principled("trunk", (0.12, 0.08, 0.05), 0.9),
         0, "tree_trunk")
     add(TREES_CROWN_OBJECT, mesh_parts.merge_parts(crowns), _noisy("crown", (0.05, 0.14, 0.04), 2.0, 0.5),

@@ -197,25 +197,10 @@ def module_material(spec: RoofSpec, dx: float, dy: float):
 
 
 def add_sky(scene, spec: RoofSpec, sun_strength: float = 4.0, sky_strength: float = 0.25):
-    """Sun lamp + Nishita sky with the same sun.
-
-    Convention check (rendered, Blender 4.5): a pinhole camera aimed along
-    (sin r cos e, cos r cos e, sin e) with r = sun_rotation = 60 deg, e = 30 deg centres
-    the Nishita sun disc; r = -60, 120, 240 do not. `materials.sun_and_sky` shines from
-    the same vector for azimuth = r, so sun_rotation = radians(azimuth). The sky's disc
-    is off: the lamp alone carries the direct sun (no double sun, crisp shadows).
-    """
-    sun = materials.sun_and_sky(scene, spec.sun.elevation_deg, spec.sun.azimuth_deg, strength=sun_strength)
-    nt = scene.world.node_tree
-    bg = nt.nodes["Background"]
-    sky = nt.nodes.new("ShaderNodeTexSky")
-    sky.sky_type = "NISHITA"
-    sky.sun_elevation = math.radians(spec.sun.elevation_deg)
-    sky.sun_rotation = math.radians(spec.sun.azimuth_deg)
-    sky.sun_disc = False
-    nt.links.new(sky.outputs["Color"], bg.inputs["Color"])
-    bg.inputs["Strength"].default_value = sky_strength
-    return sun
+    """Sun lamp + Nishita sky with the roof's sun (`materials.nishita_sun_and_sky` has the
+    convention check)."""
+    return materials.nishita_sun_and_sky(scene, spec.sun.elevation_deg, spec.sun.azimuth_deg, sun_strength,
+                                         sky_strength)
 
 
 # ---- geometry -------------------------------------------------------------------------

@@ -469,3 +469,22 @@ def linear_rgb(name: str) -> list[float]:
         c = int(hx[i:i + 2], 16) / 255.0
         out.append(round(c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4, 6))
     return out
+
+
+WHEEL_WIDTH_M = 0.22         # tyre width (car_build)
+WHEEL_PROUD_M = 0.02         # the tyre's outer face stands this far outside the side plane (car_build)
+
+
+def hull_points(body: Body, n: int = 5) -> np.ndarray:
+    """Car-frame points spanning everything the builder draws: an n x n grid over every
+    panel rectangle (edges included) and 16 points round each wheel's outer rim (the
+    tyres reach the ground and stand proud of the sides). The glass lies inside their
+    hull. What "whole car in frame" and the car's projected bbox are measured on."""
+    pts = [panel_samples(body, name, n) for name in panels(body)]
+    t = np.arange(16) * 2 * math.pi / 16
+    for x in (body.x_front_axle(), body.x_rear_axle()):
+        for sy in (1.0, -1.0):
+            y = sy * (body.width_m / 2 + WHEEL_PROUD_M)
+            r = body.wheel_radius_m
+            pts.append(np.c_[x + r * np.cos(t), np.full(16, y), r + r * np.sin(t)])
+    return np.concatenate(pts)

@@ -13,12 +13,11 @@ import numpy as np
 from blender_envs.core import materials, primitives
 from blender_envs.core.bpy_env import bpy
 from blender_envs.vehicle.body import (
-    PLATE_SIZE_M, ROOF_INSET_M, Body, Placement, car_to_world, linear_rgb, panels, plate_centers,
+    PLATE_SIZE_M, ROOF_INSET_M, WHEEL_PROUD_M, WHEEL_WIDTH_M, Body, Placement, car_to_world, linear_rgb, panels,
+    plate_centers,
 )
 from geometry.scene import SceneObject
 
-WHEEL_WIDTH_M = 0.22
-WHEEL_PROUD_M = 0.02        # the tyre's outer face stands this far outside the side plane
 PLATE_OFFSET_M = 0.005      # plates sit this far in front of their face
 GLASS_INSET_M = 0.05        # side glass plane, inside the side panels' plane
 

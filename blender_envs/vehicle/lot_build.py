@@ -1,0 +1,154 @@
+"""Build a `LotSpec` in Blender: asphalt with painted bays, kerbs, a building and a fence
+behind the long sides, lamp posts, the Nishita sun and sky, and every parked car.
+
+Merged meshes keep the object count (and the build) small: all bay lines are one object,
+all kerbs one, all lamp posts one. Pass indices (`LOT_PASS`): the lot's pieces below 100
+except the subject car, which takes 2..99 in car_build's order under the `subject_`
+prefix; distractor k (1-based) takes 100 + 40 (k - 1) onwards under `car{k}_`.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from blender_envs.core import materials, shapes
+from blender_envs.vehicle.car_build import build_car
+from blender_envs.vehicle.lot import (BAY_LENGTH_M, BAY_WIDTH_M, KERB_HEIGHT_M, KERB_WIDTH_M, LINE_WIDTH_M, LotSpec)
+from geometry import mesh_parts
+from geometry.scene import SceneObject
+
+LOT_PASS = {"verge": 1, "asphalt": 90, "bay_lines": 91, "kerbs": 92, "building": 93, "windows": 94, "fence": 95,
+            "lamps": 96, "tree_trunks": 97, "tree_crowns": 98}
+SUBJECT_FIRST_PASS = 2
+DISTRACTOR_FIRST_PASS = 100
+DISTRACTOR_PASS_STRIDE = 40
+SUN_STRENGTH = 4.0
+SKY_STRENGTH = 0.5           # twice the roofs' fill: open asphalt shadows are not black
+LINE_THICK_M = 0.003          # paint stands this far above the asphalt
+
+
+def _noisy(name, color, scale, amount, bump=0.0, roughness=0.9):
+    mat = materials.principled(name, color, roughness)
+    nt = mat.node_tree
+    materials.noise_tint(nt, nt.nodes["Principled BSDF"], color, scale, amount, coord="Object", bump=bump)
+    return mat
+
+
+def line_part(lot: LotSpec) -> mesh_parts.Part:
+    """Side lines of every bay and the head line of every row, as thin boxes."""
+    parts = []
+    t, z = LINE_WIDTH_M / 2, LINE_THICK_M
+    rows: dict[float, list] = {}
+    for b in lot.bays:
+        rows.setdefault(b.center[1], []).append(b)
+    for y, bays in rows.items():
+        xs = sorted(b.center[0] for b in bays)
+        for x in [x - BAY_WIDTH_M / 2 for x in xs] + [xs[-1] + BAY_WIDTH_M / 2]:
+            parts.append(mesh_parts.box_part((x - t, y - BAY_LENGTH_M / 2, 0.0), (x + t, y + BAY_LENGTH_M / 2, z)))
+        head = y + bays[0].facing * BAY_LENGTH_M / 2
+        parts.append(mesh_parts.box_part((xs[0] - BAY_WIDTH_M / 2, head - t, 0.0),
+                                         (xs[-1] + BAY_WIDTH_M / 2, head + t, z)))
+    return mesh_parts.merge_parts(parts)
+
+
+def kerb_part(lot: LotSpec) -> mesh_parts.Part:
+    X, Y, w, h = lot.half_x_m, lot.half_y_m, KERB_WIDTH_M, KERB_HEIGHT_M
+    return mesh_parts.merge_parts([
+        mesh_parts.box_part((-X - w, -Y - w, -0.02), (X + w, -Y, h)),
+        mesh_parts.box_part((-X - w, Y, -0.02), (X + w, Y + w, h)),
+        mesh_parts.box_part((-X - w, -Y, -0.02), (-X, Y, h)), mesh_parts.box_part((X, -Y, -0.02), (X + w, Y, h)),
+    ])
+
+
+def building_parts(lot: LotSpec, b) -> tuple[mesh_parts.Part, mesh_parts.Part]:
+    """The building's block and its windows/door (dark glass, 2 cm proud of the facade)."""
+    X = lot.half_x_m + 12.0
+    y0 = b.side * (lot.half_y_m + KERB_WIDTH_M + b.setback_m)
+    y1 = y0 + b.side * 14.0
+    block = mesh_parts.box_part((-X, min(y0, y1), 0.0), (X, max(y0, y1), b.height_m))
+    out = y0 - b.side * 0.02
+    glass = []
+    storey = b.height_m / max(b.window_rows, 1)
+    for r in range(b.window_rows):
+        z0 = r * storey + (1.0 if r == 0 else 0.9)
+        z1 = min(z0 + 1.4, (r + 1) * storey - 0.4)
+        for x in np.arange(-X + 2.0, X - 2.0, 3.6):
+            if r == 0 and abs(x) < 2.5:
+                continue
+            glass.append(mesh_parts.box_part((x, min(out, y0), z0), (x + 2.2, max(out, y0), z1)))
+    glass.append(mesh_parts.box_part((-1.0, min(out, y0), 0.0), (1.0, max(out, y0), 2.3)))   # the door
+    return block, mesh_parts.merge_parts(glass)
+
+
+def fence_part(lot: LotSpec, f) -> mesh_parts.Part:
+    """Posts every 2.5 m, top and bottom rails and a see-through-looking mesh of thin wires."""
+    X = lot.half_x_m + 2.0
+    y = f.side * (lot.half_y_m + KERB_WIDTH_M + f.setback_m)
+    parts = []
+    for x in np.arange(-X, X + 0.01, 2.5):
+        parts.append(mesh_parts.cylinder_part((x, y), 0.03, 0.0, f.height_m, 6))
+    for z in (0.1, f.height_m - 0.03):
+        parts.append(mesh_parts.box_part((-X, y - 0.02, z - 0.02), (X, y + 0.02, z + 0.02)))
+    for x in np.arange(-X, X, 0.12):           # vertical wires
+        parts.append(mesh_parts.box_part((x - 0.004, y - 0.004, 0.1), (x + 0.004, y + 0.004, f.height_m - 0.03)))
+    for z in np.arange(0.25, f.height_m - 0.1, 0.15):
+        parts.append(mesh_parts.box_part((-X, y - 0.004, z - 0.004), (X, y + 0.004, z + 0.004)))
+    return mesh_parts.merge_parts(parts)
+
+
+def lamp_part(lot: LotSpec) -> mesh_parts.Part:
+    parts = []
+    for lamp in lot.lamps:
+        x, y = lamp.xy
+        h = lamp.height_m
+        parts.append(mesh_parts.cylinder_part((x, y), 0.25, 0.0, 0.5, 10))          # concrete footing
+        parts.append(mesh_parts.cylinder_part((x, y), 0.08, 0.5, h, 10))
+        d = -np.sign(x) * 1.4                                                      # arm reaches over the lot
+        parts.append(mesh_parts.box_part((min(x, x + d), y - 0.05, h - 0.12), (max(x, x + d), y + 0.05, h - 0.04)))
+        parts.append(mesh_parts.box_part((x + d - 0.35, y - 0.2, h - 0.25), (x + d + 0.35, y + 0.2, h - 0.05)))
+    return mesh_parts.merge_parts(parts)
+
+
+def build_lot(scene, lot: LotSpec) -> list[SceneObject]:
+    """The lot, its lights and every car; returns the objects in pass-index order."""
+    objects: list[SceneObject] = []
+
+    def add(name, part, mat, category):
+        ob = shapes.mesh_object(scene, name, part, mat, LOT_PASS[name])
+        objects.append(SceneObject(id=ob.pass_index, name=name, category=category, pass_index=ob.pass_index))
+
+    X, Y = lot.half_x_m, lot.half_y_m
+    add("verge", mesh_parts.box_part((-400.0, -400.0, -0.03), (400.0, 400.0, -0.02)),
+        _noisy("verge", lot.verge_color, 0.6, 0.45, bump=0.2), "ground")
+    add("asphalt", mesh_parts.box_part((-X, -Y, -0.02), (X, Y, 0.0)),
+        _noisy("asphalt", lot.asphalt_color, 9.0, 0.35, bump=0.25), "ground")
+    add("bay_lines", line_part(lot), _noisy("bay_lines", lot.line_color, 14.0, 0.25, roughness=0.7), "paint")
+    add("kerbs", kerb_part(lot), _noisy("kerbs", lot.kerb_color, 5.0, 0.2, bump=0.1), "kerb")
+    for bd in lot.backdrops:
+        if bd.kind == "building":
+            block, glass = building_parts(lot, bd)
+            add("building", block, _noisy("building", bd.color, 3.0, 0.12, bump=0.05), "building")
+            add("windows", glass, materials.principled("windows", [0.03, 0.04, 0.05], 0.08, 0.0), "windows")
+        else:
+            add("fence", fence_part(lot, bd), materials.principled("fence", bd.color, 0.4, 0.8), "fence")
+    add("lamps", lamp_part(lot), materials.principled("lamps", [0.35, 0.36, 0.37], 0.5, 0.6), "lamp_post")
+    trunks, crowns = [], []
+    for t in lot.trees:
+        x, y = t.xy
+        trunks.append(mesh_parts.cylinder_part((x, y), 0.18, -0.05, t.trunk_height_m + 0.6, 6))
+        if t.crown == "cone":
+            crowns.append(shapes.cone_part(x, y, t.trunk_height_m, t.crown_radius_m, t.crown_height_m))
+        else:
+            crowns.append(shapes.sphere_part(x, y, t.trunk_height_m + 0.8 * t.crown_radius_m, t.crown_radius_m))
+    if lot.trees:
+        add("tree_trunks", mesh_parts.merge_parts(trunks), materials.principled("tree_trunks", (0.12, 0.08, 0.05), 0.9),
+            "tree_trunk")
+        add("tree_crowns", mesh_parts.merge_parts(crowns), _noisy("tree_crowns", (0.05, 0.13, 0.04), 2.0, 0.5),
+            "tree_crown")
+    materials.nishita_sun_and_sky(scene, lot.sun.elevation_deg, lot.sun.azimuth_deg, sun_strength=SUN_STRENGTH,
+                                  sky_strength=SKY_STRENGTH)
+
+    for k, car in enumerate(lot.cars):
+        first = SUBJECT_FIRST_PASS if k == 0 else DISTRACTOR_FIRST_PASS + DISTRACTOR_PASS_STRIDE * (k - 1)
+        prefix = "subject_" if k == 0 else f"car{k}_"
+        objects += build_car(scene, car.body, car.placement, car.color, first, prefix)
+    return sorted(objects, key=lambda o: o.id)

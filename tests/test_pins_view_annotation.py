@@ -161,3 +161,96 @@ def test_stage_clock_adds_up_and_is_a_no_op_without_a_dict():
         pass
     assert off.into is None
     assert math.isfinite(into["fail"])
+
+
+# ------------------------------------------------ displayable cells: a camera 1 m above the floor, looking down
+
+def _down_pose(width=64, height=44, centre=(0.5, 0.25)):
+    """Optical axis straight down from (x, y, 1): camera x = world x, camera y = world -y, so a
+    floor point (x0 + dx, y0 + dy, 0) lands at u = cx + 80 dx, v = cy - 80 dy exactly."""
+    from geometry.camera import CameraPose, PhoneLens
+
+    lens = PhoneLens(name="main", focal_mm=6.0, sensor_width_mm=8.0, sensor_height_mm=6.0, fnumber=1.8,
+                     equiv_focal_mm=26.0)
+    x0, y0 = centre
+    T = [[1.0, 0.0, 0.0, x0], [0.0, -1.0, 0.0, y0], [0.0, 0.0, -1.0, 1.0], [0.0, 0.0, 0.0, 1.0]]
+    K = [[80.0, 0.0, (width - 1) / 2], [0.0, 80.0, (height - 1) / 2], [0.0, 0.0, 1.0]]
+    return CameraPose(width=width, height=height, K=K, cam_to_world=T, orientation="landscape", lens=lens,
+                      sensor_width_mm=8.0, focus_mode="pinhole", focus_distance_m=None, shutter_s=0.01)
+
+
+def _floor_scene():
+    import trimesh
+
+    from geometry.raycast import Raycaster, SceneMesh
+
+    floor = trimesh.Trimesh(np.array([[-5, -5, 0], [5, -5, 0], [5, 5, 0], [-5, 5, 0]], float),
+                            [[0, 1, 2], [0, 2, 3]], process=False)
+    rc = Raycaster(SceneMesh.from_trimesh_parts([(1, "floor", floor)]))
+    # cell centres at -1 + k/8 in x and y: offsets from the camera (0.5, 0.25) are exact eighths
+    H, W = 20, 24
+    grid = OccupancyGrid(origin_xy=(-1.0, -1.0), cell_m=0.125, floor=np.ones((H, W), bool),
+                         occupied=np.zeros((H, W), bool), object_cells=np.zeros((H, W), np.int32))
+    return rc, grid
+
+
+def _shown_offsets(grid, cells, centre=(0.5, 0.25)):
+    """The displayable cells as (kx, ky) eighths of a metre from the camera's floor point."""
+    iy, ix = np.nonzero(cells)
+    c = grid.cell_to_world(ix, iy)
+    return sorted((int(round((x - centre[0]) * 8)), int(round((y - centre[1]) * 8))) for x, y in c)
+
+
+def test_displayable_cells_are_the_in_frame_cells_margins_inclusive():
+    from geometry.view_annotation import _displayable_cells
+
+    rc, grid = _floor_scene()
+    # 64 x 44 px, cx 31.5, cy 21.5, margin 2: u in [1.5, 61.5] and v in [1.5, 41.5]. u = 31.5 + 10 kx and
+    # v = 21.5 - 10 ky, so kx = -3..3 and ky = -2..2 are in frame, the outer ones exactly on the margin line.
+    got = _shown_offsets(grid, _displayable_cells(grid, rc, _down_pose(), [1], 2.0, 0.0, 8.0))
+    assert got == [(kx, ky) for kx in range(-3, 4) for ky in range(-2, 3)]
+    # a 3 px margin moves every edge one pixel in: the outer ring (1 px short of it) is out
+    got = _shown_offsets(grid, _displayable_cells(grid, rc, _down_pose(), [1], 3.0, 0.0, 8.0))
+    assert got == [(kx, ky) for kx in range(-2, 3) for ky in range(-1, 2)]
+    # portrait (44 x 64 px, cx 21.5, cy 31.5): kx = -2..2 and ky = -3..3
+    got = _shown_offsets(grid, _displayable_cells(grid, rc, _down_pose(44, 64), [1], 2.0, 0.0, 8.0))
+    assert got == [(kx, ky) for kx in range(-2, 3) for ky in range(-3, 4)]
+
+
+def test_displayable_cells_keep_the_distance_limit_around_the_camera_inclusive():
+    from geometry.view_annotation import _displayable_cells
+
+    rc, grid = _floor_scene()
+    # within 0.25 m = 2 eighths of the camera's floor point (0.5, 0.25): kx^2 + ky^2 <= 4, edge included
+    got = _shown_offsets(grid, _displayable_cells(grid, rc, _down_pose(), [1], 2.0, 0.0, 0.25))
+    assert got == [(kx, ky) for kx in range(-2, 3) for ky in range(-2, 3) if kx * kx + ky * ky <= 4]
+    assert (2, 0) in got and (0, -2) in got and (-2, 0) in got and (2, 1) not in got
+    # the distance is measured from the camera's own floor point, not from the world origin
+    got = _shown_offsets(grid, _displayable_cells(grid, rc, _down_pose(centre=(0.0, 0.5)), [1], 2.0, 0.0, 0.125),
+                         centre=(0.0, 0.5))
+    assert got == [(-1, 0), (0, -1), (0, 0), (0, 1), (1, 0)]
+
+
+def test_displayable_cells_need_free_visible_floor():
+    from geometry.view_annotation import _displayable_cells
+
+    rc, grid = _floor_scene()
+    grid.occupied[10, 12] = True  # centre (0.5, 0.25): the cell under the camera
+    got = _shown_offsets(grid, _displayable_cells(grid, rc, _down_pose(), [1], 2.0, 0.0, 8.0))
+    assert (0, 0) not in got and len(got) == 34
+    # floor id 2 is not this scene's floor: nothing is visible floor
+    assert not _displayable_cells(grid, rc, _down_pose(), [2], 2.0, 0.0, 8.0).any()
+    grid.occupied[:] = True
+    assert _displayable_cells(grid, rc, _down_pose(), [1], 2.0, 0.0, 8.0).shape == (20, 24)
+    assert not _displayable_cells(grid, rc, _down_pose(), [1], 2.0, 0.0, 8.0).any()
+
+
+def test_near_shown_grows_by_two_cells_four_connected():
+    from geometry.view_annotation import _near_shown
+
+    shown = np.zeros((7, 7), bool)
+    shown[3, 3] = True
+    got = _near_shown(shown)
+    # two 4-connected dilations: every cell with |dx| + |dy| <= 2
+    want = [[abs(i - 3) + abs(j - 3) <= 2 for j in range(7)] for i in range(7)]
+    assert got.tolist() == want

@@ -254,3 +254,92 @@ def test_near_shown_grows_by_two_cells_four_connected():
     # two 4-connected dilations: every cell with |dx| + |dy| <= 2
     want = [[abs(i - 3) + abs(j - 3) <= 2 for j in range(7)] for i in range(7)]
     assert got.tolist() == want
+
+
+# ------------------------------------------------ the second route search over displayable floor (_shown_route)
+
+def _k_xy(kx, ky):
+    """Floor point of the cell kx, ky eighths of a metre from the camera's floor point (0.5, 0.25)."""
+    return 0.5 + kx / 8, 0.25 + ky / 8
+
+
+def _cells(grid, ks):
+    out = np.zeros(grid.shape, bool)
+    for kx, ky in ks:
+        ix, iy = grid.world_to_cell(np.array(_k_xy(kx, ky)))
+        out[iy, ix] = True
+    return out
+
+
+def _shown_route_case(goal_ks, *, start_k=(0, -2), margin=2.0, clear=1.0, spacing=10.0, blocked_ky=None,
+                      box_at=None):
+    """_shown_route on the look-down floor (cells 10 px apart) from a start marker to `goal_ks`;
+    (route, trial). `blocked_ky`: an occupied row of cells; `box_at`: a 1 cm high box (id 7,
+    not the target) just +x of that cell's centre, inside its marker disc but not under it."""
+    import trimesh
+
+    from geometry.raycast import Raycaster, SceneMesh
+    from geometry.view_annotation import _displayable_cells, _shown_route
+    from geometry.waypoints import Marker
+
+    rc, grid = _floor_scene()
+    if box_at is not None:
+        x, y = _k_xy(*box_at)
+        floor = trimesh.Trimesh(np.array([[-5, -5, 0], [5, -5, 0], [5, 5, 0], [-5, 5, 0]], float),
+                                [[0, 1, 2], [0, 2, 3]], process=False)
+        box = trimesh.creation.box(extents=(0.0375, 0.1, 0.01),
+                                   transform=trimesh.transformations.translation_matrix((x + 0.03125, y, 0.005)))
+        rc = Raycaster(SceneMesh.from_trimesh_parts([(1, "floor", floor), (7, "box", box)]))
+    if blocked_ky is not None:
+        ix, iy = grid.world_to_cell(np.array(_k_xy(0, blocked_ky)))
+        grid.occupied[iy, :] = True
+    pose = _down_pose()
+    sx, sy = _k_xy(*start_k)
+    trial = [Marker(pixel=(31.5 + 10 * start_k[0], 21.5 - 10 * start_k[1]), world=(sx, sy, 0.0), object_id=1,
+                    kind="ground")]
+    shown = _displayable_cells(grid, rc, pose, [1], margin, clear, 8.0)
+    feas = grid.free.copy()
+    route = _shown_route(grid, rc, pose, [1], trial, shown, feas, _cells(grid, goal_ks), 9, 0.05, 0.05, spacing,
+                         margin, clear)
+    return route, trial
+
+
+def test_shown_route_goes_straight_to_the_nearest_shown_goal_point():
+    # goal row ky = 2 (v = 1.5, on the 2 px margin line); the start (0, -2) sees every goal point on open floor,
+    # so the route is the direct move to the nearest, (0, 2), inserted as marker 1
+    route, trial = _shown_route_case([(kx, 2) for kx in range(-3, 4)])
+    assert route == [0, 1] and len(trial) == 2
+    assert trial[1].world == (0.5, 0.5, 0.0) and trial[1].pixel == (31.5, 1.5) and trial[1].kind == "ground"
+
+
+def test_shown_route_spacing_is_inclusive():
+    # goal points 10 px apart with a 10 px spacing are all kept; at 10.5 px only every other one,
+    # so the nearest kept goal is one cell off the straight line
+    route, trial = _shown_route_case([(kx, 2) for kx in range(-3, 4)], spacing=10.0)
+    assert trial[route[-1]].world[:2] == (0.5, 0.5)
+    route, trial = _shown_route_case([(kx, 2) for kx in range(-3, 4)], spacing=10.5)
+    assert trial[route[-1]].world[:2] in {(0.375, 0.5), (0.625, 0.5)}
+
+
+def test_shown_route_none_without_a_legal_route():
+    # an occupied row between the start (ky -2) and the goals (ky 2) cuts every move
+    route, trial = _shown_route_case([(kx, 2) for kx in range(-3, 4)], blocked_ky=0)
+    assert route is None and len(trial) == 1
+    # no shown goal cell at all
+    assert _shown_route_case([(0, 9)])[0] is None
+
+
+def test_shown_route_goal_points_keep_the_margin():
+    # margin 5 px: rows ky = -1..1 are shown, ky = 2 (v = 1.5) is outside the margin but within two cells of
+    # shown floor. The nearer goal (-2, 2) cannot be shown, so the route ends at the farther (2, 1).
+    route, trial = _shown_route_case([(-2, 2), (2, 1)], start_k=(-2, -1), margin=5.0)
+    assert route == [0, 1] and trial[1].world[:2] == _k_xy(2, 1)
+
+
+def test_shown_route_goal_points_keep_a_clear_disc():
+    # a low box (not the target) inside the marker disc of the nearer goal (-2, 2): the route ends at (2, 1)
+    route, trial = _shown_route_case([(-2, 2), (2, 1)], start_k=(-2, -1), box_at=(-2, 2))
+    assert route == [0, 1] and trial[1].world[:2] == _k_xy(2, 1)
+    # without the box the nearer goal is the end
+    route, trial = _shown_route_case([(-2, 2), (2, 1)], start_k=(-2, -1))
+    assert route == [0, 1] and trial[1].world[:2] == _k_xy(-2, 2)

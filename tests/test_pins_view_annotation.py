@@ -343,3 +343,79 @@ def test_shown_route_goal_points_keep_a_clear_disc():
     # without the box the nearer goal is the end
     route, trial = _shown_route_case([(-2, 2), (2, 1)], start_k=(-2, -1))
     assert route == [0, 1] and trial[1].world[:2] == _k_xy(-2, 2)
+
+
+# ------------------------------------------------ view_context: input checks and the image-relative defaults
+
+def _ctx(width=64, height=44, params=None, **kw):
+    from geometry.egopath_schema import TargetInfo
+    from geometry.view_annotation import AnnotationParams, view_context
+
+    rc, grid = _floor_scene()
+    t = TargetInfo(object_id=3, name="table", category="table", color="red", bbox_px=[0, 0, 8, 8],
+                   visible_surface=0.8, distance_m=1.0, strict_visible=True, same_category_in_view=1,
+                   footprint_xy=[[0.0, 0.0], [0.1, 0.0], [0.1, 0.1], [0.0, 0.1]])
+    args = dict(mesh=rc.mesh, raycaster=rc, grid=grid, pose=_down_pose(width, height), targets=[t],
+                floor_ids=[1], obstacle_ids=[2, 3], target_texts={3: "the table"},
+                p=params if params is not None else AnnotationParams())
+    args.update(kw)
+    return view_context(**args)
+
+
+@pytest.mark.parametrize("size, spacing, rspacing, margin", [
+    ((480, 360), 29.0, 19.0, 14.0),   # 6% of 480 = 28.8, 4% = 19.2, 3% = 14.4
+    ((360, 480), 29.0, 19.0, 14.0),   # the long side, whichever it is
+    ((250, 100), 15.0, 10.0, 8.0),    # 15, 10, 7.5 (rounds half to even: 8)
+    ((100, 80), 12.0, 8.0, 4.0),      # the floors: 6 -> 12, 4 -> 8, 3 -> 4
+    ((210, 60), 13.0, 8.0, 6.0),      # 12.6 -> 13 just above its floor; 8.4 -> 8; 6.3 -> 6
+])
+def test_view_context_resolves_the_image_relative_defaults(size, spacing, rspacing, margin):
+    v = _ctx(*size)
+    assert (v.spacing, v.rspacing, v.margin) == (spacing, rspacing, margin)
+
+
+def test_view_context_explicit_settings_and_agents():
+    from geometry.egopath_schema import GeometryParams
+    from geometry.feasibility import feasible_mask
+    from geometry.view_annotation import AnnotationParams
+
+    v = _ctx(480, 360, AnnotationParams(min_spacing_px=22, route_spacing_px=15, margin_px=10))
+    assert (v.spacing, v.rspacing, v.margin) == (22.0, 15.0, 10.0)
+    # a route spacing left open never exceeds the marker spacing: min(10, max(8, 19))
+    v = _ctx(480, 360, AnnotationParams(min_spacing_px=10))
+    assert (v.spacing, v.rspacing) == (10.0, 10.0)
+    v = _ctx(params=AnnotationParams(geometry=GeometryParams(body_radius_m=0.2)), floor_ids=[1, 1],
+             obstacle_ids=[3, 2, 3])
+    assert v.radius == {"point": 0.0, "embodied": 0.2}
+    assert v.floor_ids == [1] and v.obstacle_ids == [2, 3]
+    for agent in ("point", "embodied"):
+        assert np.array_equal(v.feas_grid[agent], feasible_mask(v.grid, v.radius[agent]))
+    # the feasibility lookup is False beyond the grid
+    assert v.feas("point")(np.array([[0.5, 0.25], [50.0, 0.0]])).tolist() == [True, False]
+
+
+def test_view_context_rejects_inconsistent_inputs():
+    from geometry.raycast import SceneMesh
+
+    rc, _ = _floor_scene()
+    m = rc.mesh
+    same = SceneMesh(vertices=m.vertices.copy(), triangles=m.triangles.copy(), tri_object_id=m.tri_object_id.copy(),
+                     object_ids=m.object_ids, object_names=m.object_names)
+    _ctx(mesh=same, raycaster=rc)  # an equal copy of the mesh is the same mesh
+    moved = SceneMesh(vertices=m.vertices + 1.0, triangles=m.triangles, tri_object_id=m.tri_object_id,
+                      object_ids=m.object_ids, object_names=m.object_names)
+    flipped = SceneMesh(vertices=m.vertices, triangles=m.triangles[:, ::-1].copy(), tri_object_id=m.tri_object_id,
+                        object_ids=m.object_ids, object_names=m.object_names)
+    relabelled = SceneMesh(vertices=m.vertices, triangles=m.triangles, tri_object_id=m.tri_object_id + 1,
+                           object_ids=m.object_ids + 1, object_names=m.object_names)
+    for other in (moved, flipped, relabelled):
+        with pytest.raises(ValueError, match="^raycaster was built over a different mesh$"):
+            _ctx(mesh=other, raycaster=rc)
+    with pytest.raises(ValueError, match="^floor_ids is empty$"):
+        _ctx(floor_ids=[])
+    with pytest.raises(ValueError, match="^an id cannot be both floor and obstacle$"):
+        _ctx(floor_ids=[1, 3], obstacle_ids=[3])
+    with pytest.raises(ValueError, match=r"^no target text for object 3 \(table\)$"):
+        _ctx(target_texts={4: "x"})
+    with pytest.raises(ValueError, match="^target 3 is a floor object$"):
+        _ctx(floor_ids=[1, 3], obstacle_ids=[2])

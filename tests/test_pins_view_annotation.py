@@ -419,3 +419,80 @@ def test_view_context_rejects_inconsistent_inputs():
         _ctx(target_texts={4: "x"})
     with pytest.raises(ValueError, match="^target 3 is a floor object$"):
         _ctx(floor_ids=[1, 3], obstacle_ids=[2])
+
+
+# ------------------------------------------------ whole views: the stage clock and the start-distance cut
+
+def _room_view(objects, target_ids, seed=0, timings=None, **settings):
+    """build_view_annotation on a 6 x 8 m walled room with boxes (test_view_annotation_pin's room)."""
+    import trimesh
+
+    from geometry.camera import CameraPose, PhoneLens, look_at
+    from geometry.egopath_schema import GeometryParams, TargetInfo
+    from geometry.occupancy import occupancy_from_mesh
+    from geometry.raycast import Raycaster, SceneMesh
+    from geometry.view_annotation import AnnotationParams, build_view_annotation
+
+    def box(lo, hi):
+        lo, hi = np.asarray(lo, float), np.asarray(hi, float)
+        return trimesh.creation.box(extents=hi - lo, transform=trimesh.transformations.translation_matrix((lo + hi) / 2))
+
+    floor = trimesh.Trimesh(np.array([[-3, -1, 0], [3, -1, 0], [3, 7, 0], [-3, 7, 0]], float),
+                            [[0, 1, 2], [0, 2, 3]], process=False)
+    walls = [((-3.1, -1.1, 0), (-3.0, 7.1, 2.5)), ((3.0, -1.1, 0), (3.1, 7.1, 2.5)),
+             ((-3.1, 7.0, 0), (3.1, 7.1, 2.5)), ((-3.1, -1.1, 0), (3.1, -1.0, 2.5))]
+    mesh = SceneMesh.from_trimesh_parts([(1, "floor", floor)] + [(2, "walls", box(*w)) for w in walls]
+                                        + [(oid, name, box(*lohi)) for oid, name, lohi in objects])
+    grid = occupancy_from_mesh(mesh, {1}, GeometryParams())
+    lens = PhoneLens(name="main", focal_mm=6.0, sensor_width_mm=8.0, sensor_height_mm=6.0, fnumber=1.8,
+                     equiv_focal_mm=26.0)
+    pose = CameraPose(width=480, height=360, K=[[360.0, 0.0, 239.5], [0.0, 360.0, 179.5], [0.0, 0.0, 1.0]],
+                      cam_to_world=look_at((0.3, -0.6, 1.5), (0.5, 3.5, 0.0)).tolist(), orientation="landscape",
+                      lens=lens, sensor_width_mm=8.0, focus_mode="pinhole", focus_distance_m=None, shutter_s=0.01)
+    by_id = {oid: (name, lohi) for oid, name, lohi in objects}
+    targets = []
+    for oid in target_ids:
+        lo, hi = by_id[oid][1]
+        targets.append(TargetInfo(object_id=oid, name=by_id[oid][0], category=by_id[oid][0], color="red",
+                                  bbox_px=[0, 0, 80, 80], visible_surface=0.8, distance_m=3.0, strict_visible=True,
+                                  same_category_in_view=1,
+                                  footprint_xy=[[lo[0], lo[1]], [hi[0], lo[1]], [hi[0], hi[1]], [lo[0], hi[1]]]))
+    ann = build_view_annotation(
+        mesh=mesh, raycaster=Raycaster(mesh), grid=grid, pose=pose, targets=targets, floor_ids=[1],
+        obstacle_ids=[2] + [oid for oid, _, _ in objects], rng=np.random.default_rng(seed),
+        target_texts={oid: f"the {by_id[oid][0]}" for oid in target_ids}, params=AnnotationParams(**settings),
+        timings=timings)
+    return ann, grid
+
+
+BARRED = [(7, "barrier", ((-2.0, 2.0, 0.0), (1.6, 2.4, 0.4))), (8, "shelf", ((-2.0, 4.4, 0.0), (-1.2, 4.8, 1.0)))]
+CABINET = [(6, "cabinet", ((1.2, 4.4, 0.0), (2.0, 4.8, 1.0)))]
+
+
+def test_stage_timings_are_durations_within_the_call():
+    import time
+
+    tim: dict = {}
+    t0 = time.perf_counter()
+    ann, _ = _room_view(BARRED, [8], timings=tim, n_surface=3, display_search=True)
+    elapsed = time.perf_counter() - t0
+    assert len(ann.routes) == 1  # the display search found the shelf's route
+    assert set(tim) == {"route_search_s", "insert_s", "graphs_s", "verify_s"}
+    assert all(0.0 <= v <= elapsed for v in tim.values()), (tim, elapsed)
+    assert sum(tim.values()) <= elapsed
+
+
+def test_targets_at_exactly_the_minimum_start_distance_keep_their_route():
+    from geometry.view_annotation import _footprint_distance
+
+    ann, grid = _room_view(CABINET, [6])
+    assert len(ann.routes) == 1
+    start = ann.route.waypoints[0]
+    assert start.display_id == 1
+    d = _footprint_distance(grid, 6, start.world[:2])
+    assert 3.0 < d < 4.5  # the cabinet stands about 3.6 m from the start
+    # the same view: the start does not depend on the cut, only the targets kept do
+    at, _ = _room_view(CABINET, [6], min_target_start_m=d)
+    assert at.route.waypoints[0].world == start.world and len(at.routes) == 1
+    beyond, _ = _room_view(CABINET, [6], min_target_start_m=d + 1e-9)
+    assert beyond.routes == [] and len(beyond.route.waypoints) == 13  # the start and 12 ground candidates

@@ -496,3 +496,70 @@ def test_targets_at_exactly_the_minimum_start_distance_keep_their_route():
     assert at.route.waypoints[0].world == start.world and len(at.routes) == 1
     beyond, _ = _room_view(CABINET, [6], min_target_start_m=d + 1e-9)
     assert beyond.routes == [] and len(beyond.route.waypoints) == 13  # the start and 12 ground candidates
+
+
+# ------------------------------------------------ verify_units on a hand-made route sheet
+
+def _sheet_case(planned_display, blocked=True, goal_xy=(0.5, 0.0)):
+    """Route sheet ids 1 = (0, 0) start, 2 = (0.25, 0.25), 3 = (0.5, 0), 4 = (0.25, -0.25) on the
+    look-down floor; `blocked` occupies the cell at (0.25, 0) so 1 -> 3 is no straight move and the two
+    ways round it (1-2-3, 1-4-3) have the same length 2 * hypot(0.25, 0.25)."""
+    from geometry.feasibility import feasibility_graph
+    from geometry.view_annotation import RoutePlans, RouteSheet, verify_units
+
+    _, grid = _floor_scene()
+    if blocked:
+        ix, iy = grid.world_to_cell(np.array([0.25, 0.0]))
+        grid.occupied[iy, ix] = True
+    v = _ctx(grid=grid)
+    pts = {1: np.array([0.0, 0.0]), 2: np.array([0.25, 0.25]), 3: np.array([0.5, 0.0]), 4: np.array([0.25, -0.25])}
+    graphs = {a: feasibility_graph(grid, pts, v.radius[a], 0.05) for a in ("point", "embodied")}
+    sheet = RouteSheet(order=[0, 1, 2, 3], display={0: 1, 1: 2, 2: 3, 3: 4}, points=pts, graphs=graphs)
+    gm = np.zeros(grid.shape, bool)
+    for gxy in np.atleast_2d(goal_xy):
+        ix, iy = grid.world_to_cell(np.asarray(gxy, float))
+        gm[iy, ix] = True
+    from geometry.egopath_schema import TargetInfo
+
+    target = TargetInfo(object_id=3, name="table", category="table", color="red", bbox_px=[0, 0, 8, 8],
+                        visible_surface=0.8, distance_m=1.0, strict_visible=True, same_category_in_view=1,
+                        footprint_xy=[[0.0, 0.0], [0.1, 0.0], [0.1, 0.1], [0.0, 0.1]])
+    start_in = bool(grid.lookup(gm, pts[1][None, :], outside=False)[0])
+    plans = RoutePlans(route_targets=[target], route_markers=[], goal_masks={(3, "point"): gm, (3, "embodied"): gm},
+                       start_in_goal={(3, "point"): start_in, (3, "embodied"): start_in},
+                       planned={(3, "point"): None if planned_display is None else [d - 1 for d in planned_display],
+                                (3, "embodied"): None})
+    return verify_units(v, plans, sheet, {3: "the table"}), graphs["point"]
+
+
+def test_verify_units_keeps_a_verified_plan_as_long_as_the_shortest():
+    from geometry.feasibility import shortest_route
+
+    units, G = _sheet_case(None)
+    assert not G.has_edge(1, 3) and G.has_edge(1, 2) and G.has_edge(2, 3) and G.has_edge(1, 4)
+    found = units[0].point_reference
+    assert found in ([1, 2, 3], [1, 4, 3]) and found == shortest_route(G, 1, [3])[1]
+    assert units[0].point_shortest_m == pytest.approx(2 * math.hypot(0.25, 0.25))
+    other = [1, 4, 3] if found == [1, 2, 3] else [1, 2, 3]
+    units, _ = _sheet_case(other)  # a tie: the planned route stays the reference
+    assert units[0].point_reference == other
+    u = units[0]
+    assert (u.route_id, u.target_object_id, u.target_text, u.start_id) == ("0", 3, "the table", 1)
+    assert u.point_goal_ids == [3] and u.embodied_goal_ids == [] and u.embodied_reference is None
+    assert u.embodied_shortest_m is None and u.embodied_narrow_fraction is None
+
+
+def test_verify_units_replaces_a_longer_or_broken_plan_by_the_shortest():
+    # open floor: 1 -> 3 is a straight move (0.5 m); the planned 1-2-3 (0.707 m) gives way to it
+    units, G = _sheet_case([1, 2, 3], blocked=False)
+    assert G.has_edge(1, 3)
+    assert units[0].point_reference == [1, 3] and units[0].point_shortest_m == pytest.approx(0.5)
+    # a plan along a non-edge is not verified: the graph's route replaces it
+    units, _ = _sheet_case([1, 3], blocked=True)
+    assert units[0].point_reference in ([1, 2, 3], [1, 4, 3])
+
+
+def test_verify_units_drops_a_unit_whose_start_is_a_goal():
+    # the goal region holds the start: no route question for either agent, so no unit
+    units, _ = _sheet_case(None, goal_xy=[(0.0, 0.0), (0.5, 0.0)])
+    assert units == []

@@ -563,3 +563,55 @@ def test_verify_units_drops_a_unit_whose_start_is_a_goal():
     # the goal region holds the start: no route question for either agent, so no unit
     units, _ = _sheet_case(None, goal_xy=[(0.0, 0.0), (0.5, 0.0)])
     assert units == []
+
+
+# ------------------------------------------------ waypoint labels and the entry point's contract errors
+
+def test_waypoint_labels_ground_and_surface_markers():
+    from geometry.view_annotation import _waypoint
+    from geometry.waypoints import Marker
+
+    v = _ctx()  # look-down floor grid: x -1 .. 1.875, y -1 .. 1.375, all free
+    mid = Marker(pixel=(31.5, 21.5), world=(0.5, 0.25, 0.0), object_id=1, kind="ground")
+    w = _waypoint(v, 4, mid)
+    assert (w.display_id, w.kind, w.pixel, w.world, w.object_id) == (4, "ground", [31.5, 21.5], [0.5, 0.25, 0.0], 1)
+    assert w.point_feasible and w.embodied_feasible
+    assert w.clearance_m == pytest.approx(float(v.grid.clearance_m[10, 12]))
+    edge = Marker(pixel=(0.0, 0.0), world=(1.875, 1.375, 0.0), object_id=1, kind="ground")
+    w = _waypoint(v, 2, edge)
+    assert w.point_feasible and not w.embodied_feasible and w.clearance_m == pytest.approx(0.125)
+    # a surface marker above free floor is never feasible, whatever the cell below it
+    top = Marker(pixel=(31.5, 21.5), world=(0.5, 0.25, 0.8), object_id=3, kind="surface")
+    w = _waypoint(v, 3, top)
+    assert not w.point_feasible and not w.embodied_feasible and w.kind == "surface"
+    # beyond the grid: infeasible, clearance 0
+    away = Marker(pixel=(1.0, 1.0), world=(40.0, 0.0, 0.0), object_id=1, kind="ground")
+    w = _waypoint(v, 5, away)
+    assert not w.point_feasible and not w.embodied_feasible and w.clearance_m == 0.0
+
+
+def test_waypoint_clearance_is_capped_at_5_m():
+    from geometry.view_annotation import _waypoint
+    from geometry.waypoints import Marker
+
+    rc, _ = _floor_scene()
+    big = OccupancyGrid(origin_xy=(-8.0, -8.0), cell_m=0.5, floor=np.ones((33, 33), bool),
+                        occupied=np.zeros((33, 33), bool), object_cells=np.zeros((33, 33), np.int32))
+    v = _ctx(grid=big, raycaster=rc, mesh=rc.mesh)
+    assert big.clearance_m[16, 16] == 8.5
+    w = _waypoint(v, 1, Marker(pixel=(31.5, 21.5), world=(0.0, 0.0, 0.0), object_id=1, kind="ground"))
+    assert w.clearance_m == 5.0
+
+
+def test_build_view_annotation_contract_errors():
+    from geometry.egopath_schema import GeometryParams
+    from geometry.view_annotation import NoStartError, build_view_annotation
+
+    rc, grid = _floor_scene()
+    kw = dict(mesh=rc.mesh, raycaster=rc, grid=grid, pose=_down_pose(), targets=[], floor_ids=[1], obstacle_ids=[],
+              rng=np.random.default_rng(0), target_texts={})
+    with pytest.raises(TypeError, match="^params must be AnnotationParams, not GeometryParams$"):
+        build_view_annotation(**kw, params=GeometryParams())
+    grid.occupied[:] = True  # no free floor: no start
+    with pytest.raises(NoStartError, match="^no visible embodied-feasible floor near the bottom of the image$"):
+        build_view_annotation(**kw)

@@ -485,8 +485,9 @@ def plan_routes(v: ViewContext, markers: Markers, targets: list[TargetInfo], clo
             clock.add("insert_s", time.perf_counter() - t_ins)
             if idx is None and p.display_search:  # the free-space route hides a vertex: route over shown floor
                 trial = list(plans.route_markers)
+                cells = shown_cells()  # timed once, inside shown_cells
                 t0 = time.perf_counter()
-                idx = _shown_route(grid, v.raycaster, v.pose, v.floor_ids, trial, shown_cells(), v.feas_grid[agent],
+                idx = _shown_route(grid, v.raycaster, v.pose, v.floor_ids, trial, cells, v.feas_grid[agent],
                                    gm, t.object_id, v.radius[agent], p.geometry.corridor_step_m, v.rspacing,
                                    v.margin, p.clear_px)
                 clock.add("route_search_s", time.perf_counter() - t0)

@@ -615,3 +615,41 @@ def test_build_view_annotation_contract_errors():
     grid.occupied[:] = True  # no free floor: no start
     with pytest.raises(NoStartError, match="^no visible embodied-feasible floor near the bottom of the image$"):
         build_view_annotation(**kw)
+
+
+def test_ground_candidates_reach_out_to_max_distance_m():
+    """On an open 40 x 40 m floor the markers spread as far as `max_distance_m` allows, also beyond
+    the 8 m default of the marker samplers (the distance limit is passed down, not defaulted)."""
+    import trimesh
+
+    from geometry.camera import CameraPose, PhoneLens, look_at
+    from geometry.egopath_schema import GeometryParams
+    from geometry.occupancy import occupancy_from_mesh
+    from geometry.raycast import Raycaster, SceneMesh
+    from geometry.view_annotation import AnnotationParams, build_view_annotation
+
+    floor = trimesh.Trimesh(np.array([[-20, -5, 0], [20, -5, 0], [20, 35, 0], [-20, 35, 0]], float),
+                            [[0, 1, 2], [0, 2, 3]], process=False)
+    mesh = SceneMesh.from_trimesh_parts([(1, "floor", floor)])
+    geo = GeometryParams(grid_m=0.2)
+    grid = occupancy_from_mesh(mesh, {1}, geo)
+    lens = PhoneLens(name="main", focal_mm=6.0, sensor_width_mm=8.0, sensor_height_mm=6.0, fnumber=1.8,
+                     equiv_focal_mm=26.0)
+    pose = CameraPose(width=320, height=240, K=[[240.0, 0.0, 159.5], [0.0, 240.0, 119.5], [0.0, 0.0, 1.0]],
+                      cam_to_world=look_at((0.0, 0.0, 1.5), (0.0, 8.0, 0.0)).tolist(), orientation="landscape",
+                      lens=lens, sensor_width_mm=8.0, focus_mode="pinhole", focus_distance_m=None, shutter_s=0.01)
+
+    def far(max_d):
+        ann = build_view_annotation(mesh=mesh, raycaster=Raycaster(mesh), grid=grid, pose=pose, targets=[],
+                                    floor_ids=[1], obstacle_ids=[], rng=np.random.default_rng(0), target_texts={},
+                                    params=AnnotationParams(geometry=geo, n_ground=24, n_surface=0,
+                                                            max_distance_m=max_d))
+        return max(math.hypot(w.world[0], w.world[1]) for w in ann.traversability.waypoints)
+
+    assert 8.0 < far(12.0) <= 12.0
+    assert far(8.0) <= 8.0
+    # the image's bottom edge sees the floor about 2 m out: with a 1.5 m limit there is no start
+    from geometry.view_annotation import NoStartError
+
+    with pytest.raises(NoStartError):
+        far(1.5)

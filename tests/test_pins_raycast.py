@@ -551,3 +551,12 @@ def test_in_frame_mask_matches_the_pinhole_rectangle(x, y, z):
     if min(abs(u + 0.5), abs(u - W + 0.5), abs(v + 0.5), abs(v - H + 0.5)) > 1e-9:
         assert got.tolist() == [want]
     assert in_frame_mask(np.array([[x, y, -z]]), K, EYE, W, H).tolist() == [False]
+
+
+def test_px_per_unit_near_plane_is_behind_inclusive():
+    # both ends of a sideways segment at the point's depth: z = 1e-6 is "behind" (<= _NEAR), 2e-6 is not
+    assert math.isnan(px_per_unit(K, EYE, [0, 0, 1e-6], [1, 0, 0]))
+    assert math.isnan(px_per_unit(K, EYE, [0, 0, 5e-7], [1, 0, 0]))
+    assert px_per_unit(K, EYE, [0, 0, 2e-6], [1, 0, 0]) == pytest.approx(F / 2e-6)
+    with pytest.raises(ValueError, match="^direction must be non-zero$"):
+        px_per_unit(K, EYE, [0, 0, 1.0], [0, 0, 0])

@@ -560,3 +560,22 @@ def test_px_per_unit_near_plane_is_behind_inclusive():
     assert px_per_unit(K, EYE, [0, 0, 2e-6], [1, 0, 0]) == pytest.approx(F / 2e-6)
     with pytest.raises(ValueError, match="^direction must be non-zero$"):
         px_per_unit(K, EYE, [0, 0, 1.0], [0, 0, 0])
+
+
+def test_view_angle_single_input_is_a_python_float():
+    got = view_angle_deg([0, 0, 0], [0, 0, 2.0], [0, 1.0, 1.0])
+    assert type(got) is float and got == pytest.approx(45.0)
+    many = view_angle_deg([0, 0, 0], [[0, 0, 2.0], [0, 0, 3.0]], [0, 0, 1.0])
+    assert isinstance(many, np.ndarray) and many.shape == (2,)
+
+
+def test_scene_mesh_load_refuses_pickled_arrays(tmp_path):
+    """A mesh file is untrusted input: an object array (which needs pickle) must not load."""
+    from geometry.raycast import SceneMesh
+
+    path = tmp_path / "mesh.npz"
+    with open(path, "wb") as fh:
+        np.savez(fh, vertices=np.zeros((3, 3)), triangles=np.array([[0, 1, 2]]), tri_object_id=np.array([1]),
+                 object_ids=np.array([1]), object_names=np.array([{"evil": 1}], dtype=object))
+    with pytest.raises(ValueError, match="allow_pickle"):
+        SceneMesh.load(path)

@@ -579,3 +579,27 @@ def test_scene_mesh_load_refuses_pickled_arrays(tmp_path):
                  object_ids=np.array([1]), object_names=np.array([{"evil": 1}], dtype=object))
     with pytest.raises(ValueError, match="allow_pickle"):
         SceneMesh.load(path)
+
+
+def test_camera_inside_mesh_needs_a_strict_majority_of_its_64_rays():
+    """Between two large parallel planes whose normals both point along n, a ray sees a back face
+    exactly when it runs along n. For this n, 32 of the 64 Fibonacci rays do: half is no majority, so
+    the camera is not inside (65 rays would give 33 of 65, a majority)."""
+    from geometry.raycast import Raycaster, SceneMesh, camera_inside_mesh, fibonacci_sphere
+
+    n = np.array([-0.777, 0.431, -0.459])
+    n /= np.linalg.norm(n)
+    assert int((fibonacci_sphere(64) @ n > 0).sum()) == 32 and int((fibonacci_sphere(65) @ n > 0).sum()) == 33
+    assert np.abs(fibonacci_sphere(64) @ n).min() > 0.05  # every ray meets a plane within 20 m
+    u = np.cross(n, [0.0, 0.0, 1.0])
+    u /= np.linalg.norm(u)
+    w = np.cross(n, u)  # u x w = n: counter-clockwise (u, w) quads face along n
+    parts = []
+    for k, off in enumerate((1.0, -1.0)):
+        c = off * n
+        v = np.array([c - 100 * u - 100 * w, c + 100 * u - 100 * w, c + 100 * u + 100 * w, c - 100 * u + 100 * w])
+        parts.append((k + 1, f"plane{k}", trimesh.Trimesh(v, [[0, 1, 2], [0, 2, 3]], process=False)))
+    mesh = SceneMesh.from_trimesh_parts(parts)
+    assert np.allclose(mesh.face_normals(), n)
+    assert camera_inside_mesh(Raycaster(mesh), mesh, np.zeros(3)) is False
+    assert camera_inside_mesh(Raycaster(mesh), mesh, np.zeros(3), n_dirs=65) is True

@@ -210,7 +210,7 @@ def grid_path(grid: OccupancyGrid, start_xy, goal: np.ndarray, radius: float) ->
         return [start.copy()]
     G = _cell_graph(feas)
     dist, pred = dijkstra(G, directed=True, indices=s, return_predecessors=True)
-    gflat = np.flatnonzero(goal.reshape(-1))
+    gflat = np.flatnonzero(goal)  # flat (row-major) cell indices
     gd = dist[gflat]
     if not np.isfinite(gd).any():
         return None

@@ -66,6 +66,7 @@ from geometry.waypoints import (
     visible_floor_pool,
     default_step_px,
     floor_visibility,
+    in_frame,
 )
 
 __all__ = ["AGENTS", "AnnotationParams", "NoStartError", "build_view_annotation", "verify_route"]
@@ -166,8 +167,7 @@ def _displayable_cells(grid: OccupancyGrid, raycaster: Raycaster, pose: CameraPo
     near = np.hypot(xy[:, 0] - C[0], xy[:, 1] - C[1]) <= max_distance_m
     xyz = np.column_stack([xy[near], np.zeros(int(near.sum()))])
     uv, z = project(xyz, pose.K_array(), pose.cam_to_world_array())
-    inside = (z > 0) & (uv[:, 0] >= margin_px - 0.5) & (uv[:, 0] <= pose.width - 0.5 - margin_px) \
-        & (uv[:, 1] >= margin_px - 0.5) & (uv[:, 1] <= pose.height - 0.5 - margin_px)
+    inside = (z > 0) & in_frame(pose, uv, margin_px)
     sel = np.flatnonzero(near)[inside]
     if len(sel):
         vis, _ = floor_visibility(raycaster, pose, floor_ids, xyz[inside], margin_px=margin_px, clear_px=clear_px)
@@ -485,8 +485,9 @@ def plan_routes(v: ViewContext, markers: Markers, targets: list[TargetInfo], clo
             clock.add("insert_s", time.perf_counter() - t_ins)
             if idx is None and p.display_search:  # the free-space route hides a vertex: route over shown floor
                 trial = list(plans.route_markers)
+                cells = shown_cells()  # timed once, inside shown_cells
                 t0 = time.perf_counter()
-                idx = _shown_route(grid, v.raycaster, v.pose, v.floor_ids, trial, shown_cells(), v.feas_grid[agent],
+                idx = _shown_route(grid, v.raycaster, v.pose, v.floor_ids, trial, cells, v.feas_grid[agent],
                                    gm, t.object_id, v.radius[agent], p.geometry.corridor_step_m, v.rspacing,
                                    v.margin, p.clear_px)
                 clock.add("route_search_s", time.perf_counter() - t0)

@@ -27,6 +27,7 @@ __all__ = [
     "pixel_dirs",
     "cast_pixels",
     "floor_visibility",
+    "in_frame",
     "visible_floor_pool",
     "visible_surface_pool",
     "sample_ground_candidates",
@@ -115,8 +116,9 @@ def _project(pose: CameraPose, xyz: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     return uv, z
 
 
-def _inside(pose: CameraPose, uv: np.ndarray, margin_px: float) -> np.ndarray:
-    """Marker centre at least `margin_px` from the image border (pixel centres at integers)."""
+def in_frame(pose: CameraPose, uv: np.ndarray, margin_px: float) -> np.ndarray:
+    """Marker centre at least `margin_px` from the image border (pixel centres at integers);
+    the one frame test of every marker stage."""
     u, v = uv[:, 0], uv[:, 1]
     with np.errstate(invalid="ignore"):
         return (
@@ -175,7 +177,7 @@ def floor_visibility(
     centre pixel still has to be floor)."""
     xyz = np.asarray(xyz, dtype=np.float64).reshape(-1, 3)
     uv, _ = _project(pose, xyz)
-    ok = _inside(pose, uv, margin_px)
+    ok = in_frame(pose, uv, margin_px)
     if not ok.any():
         return ok, uv
     _, _, C = _pose_arrays(pose)
@@ -342,7 +344,7 @@ def sample_ground_candidates(
                                   clear_px=clear_px)
     else:
         _, _, C = _pose_arrays(pose)
-        keep = _inside(pose, pool.uv, margin_px) & (
+        keep = in_frame(pose, pool.uv, margin_px) & (
             np.hypot(pool.xyz[:, 0] - C[0], pool.xyz[:, 1] - C[1]) <= max_distance_m)
         pool = pool.subset(keep)
     if accept is not None and len(pool):

@@ -324,3 +324,129 @@ def test_waypoint_labels_and_cap():
     bigger = grid(np.ones((13, 13), bool))
     assert waypoint_labels(bigger, [xy(6, 6)])[1].tolist() == [True]
     assert waypoint_labels(bigger, [xy(6, 6)], GeometryParams(body_radius_m=0.36))[1].tolist() == [False]
+
+
+# ---------------------------------------------------------------- session 4 pins (h16a)
+
+def test_clearance_tolerance_is_exactly_1e9_on_every_threshold():
+    # one row of 0.25 m cells: every clearance is one cell (the world beyond the grid is not free)
+    g = grid(np.ones((1, 4), bool), cell=0.25)
+    assert np.allclose(g.clearance_m, 0.25)
+    # feasible: clearance >= radius - 1e-9; (0.25 + 1e-9) - 1e-9 == 0.25 exactly in floats
+    assert feasible_mask(g, 0.25 + 1e-9).all()
+    assert not feasible_mask(g, 0.25 + 3e-9).any()
+    # radius 1 is no special case: a 0.25 m clearance cannot hold a 1 m body
+    assert not feasible_mask(g, 1.0).any() and feasible_mask(g, 0.0).all()
+    # goal: within radius + ring + 1e-9 of the footprint; with 1 m cells the neighbour is at exactly 1 m
+    oc = np.zeros((1, 3), np.int32)
+    oc[0, 0] = 4
+    free = np.array([[False, True, True]])
+    gg = grid(free, cell=1.0, object_cells=oc)
+    assert goal_mask(gg, 4, 0.0, 1.0 - 1e-9).tolist() == [[False, True, False]]
+    assert goal_mask(gg, 4, 0.0, 1.0 - 3e-9).tolist() == [[False, False, False]]
+    # narrow: clearance < radius + margin - 1e-9; a clearance of exactly (r + m) - 1e-9 is not narrow
+    g1 = grid(np.ones((1, 6), bool), cell=1.0)
+    path = [xy(1, 0, 1.0), xy(4, 0, 1.0)]
+    assert narrow_fraction(g1, path, 0.0, margin_m=1.0 + 1e-9) == 0.0
+    assert narrow_fraction(g1, path, 0.0, margin_m=1.0 + 3e-9) == 1.0
+
+
+def test_narrow_fraction_default_margin_is_15_cm():
+    g = grid(np.ones((5, 40), bool))  # clearance 0.15 m on the middle row, 0.10 m on rows 1 and 3
+    assert narrow_fraction(g, [xy(10, 2), xy(20, 2)], 0.0) == 0.0      # 0.15 is not < 0 + 0.15
+    assert narrow_fraction(g, [xy(10, 1), xy(20, 1)], 0.0) == 1.0      # 0.10 < 0.15
+    assert narrow_fraction(g, [xy(10, 2), xy(20, 2)], 0.001) == 1.0    # 0.15 < 0.151
+
+
+def test_narrow_fraction_short_segment_counts_for_its_midpoint_cell():
+    # 1 m cells (quarter-cell pieces of 0.25 m); cell 0 spans x < 0.5. Row 1 of a 3 x 6 grid with the
+    # cells above and below cell 0 occupied: cell (0, 1) has clearance 1, cell (1, 1) sqrt 2.
+    g = OccupancyGrid((0.0, 0.0), 1.0, np.ones((3, 6), bool), np.zeros((3, 6), bool), None)
+    g.occupied[0, 0] = g.occupied[2, 0] = True
+    assert g.clearance_m[1, 0] == 1.0 and g.clearance_m[1, 1] == pytest.approx(math.sqrt(2))
+    # a 0.1875 m segment from 0.375 to 0.5625 is one piece; its midpoint 0.46875 lies in cell 0 (narrow
+    # under a 1.2 m margin), so all of it is narrow (quarter and three-quarter points would split it)
+    seg = [[0.375, 1.0], [0.5625, 1.0]]
+    assert narrow_fraction(g, seg, 0.0, margin_m=1.2) == 1.0   # midpoint in cell 0: narrow
+    seg = [[0.4375, 1.0], [0.625, 1.0]]                        # midpoint 0.53125: cell 1, wide
+    assert narrow_fraction(g, seg, 0.0, margin_m=1.2) == 0.0
+
+
+def test_cell_graph_paths_along_the_last_row_and_column():
+    # a one-row and a one-column corridor: every move lies in the grid's last row / column
+    g = grid(np.ones((1, 5), bool), cell=1.0)
+    goal = np.zeros((1, 5), bool)
+    goal[0, 4] = True
+    path = grid_path(g, (0.0, 0.0), goal, 0.0)
+    assert [p.tolist() for p in path] == [[0.0, 0.0], [1.0, 0.0], [2.0, 0.0], [3.0, 0.0], [4.0, 0.0]]
+    back = np.zeros((1, 5), bool)
+    back[0, 0] = True
+    assert len(grid_path(g, (4.0, 0.0), back, 0.0)) == 5
+    g = grid(np.ones((5, 1), bool), cell=1.0)
+    assert [p.tolist() for p in grid_path(g, (0.0, 4.0), goal.T, 0.0)] == [[0.0, 4.0]]
+    top = np.zeros((5, 1), bool)
+    top[0, 0] = True
+    assert [p.tolist() for p in grid_path(g, (0.0, 4.0), top, 0.0)] == [[0.0, 4.0], [0.0, 3.0], [0.0, 2.0],
+                                                                         [0.0, 1.0], [0.0, 0.0]]
+
+
+def test_grid_path_diagonal_steps_cost_sqrt2():
+    # goals (2, 2) at 2 sqrt 2 = 2.83 cells and (3, 0) at 3 cells: the diagonal goal is nearer
+    g = grid(np.ones((6, 6), bool), cell=1.0)
+    goal = np.zeros((6, 6), bool)
+    goal[2, 2] = goal[0, 3] = True
+    path = grid_path(g, (0.0, 0.0), goal, 0.0)
+    assert [p.tolist() for p in path] == [[0.0, 0.0], [1.0, 1.0], [2.0, 2.0]]
+    # against a goal 2 cells straight ahead, the diagonal goal (2.83) loses
+    goal[0, 3] = False
+    goal[0, 2] = True
+    assert [p.tolist() for p in grid_path(g, (0.0, 0.0), goal, 0.0)][-1] == [2.0, 0.0]
+
+
+def test_grid_path_unreachable_goal_in_the_last_cells():
+    # the last two cells are a feasible island: the goal there is unreachable (no edges reach the
+    # end of the cell index range)
+    free = np.array([[True, True, False, True, True]])
+    g = grid(free, cell=1.0)
+    goal = np.zeros((1, 5), bool)
+    goal[0, 4] = True
+    assert grid_path(g, (0.0, 0.0), goal, 0.0) is None
+    free = np.array([[True, True, False, False, True]])
+    assert grid_path(grid(free, cell=1.0), (0.0, 0.0), goal, 0.0) is None
+
+
+def test_grid_path_reads_any_truthy_goal_mask():
+    g = grid(np.ones((1, 4), bool), cell=1.0)
+    goal = np.array([[0.0, 0.0, 0.0, 0.5]])  # e.g. a resampled mask: non-zero means goal
+    path = grid_path(g, (0.0, 0.0), goal, 0.0)
+    assert [p.tolist() for p in path] == [[0.0, 0.0], [1.0, 0.0], [2.0, 0.0], [3.0, 0.0]]
+
+
+def test_points_are_float_whatever_the_input():
+    g = grid(np.ones((1, 5), bool), cell=1.0)
+    goal = np.zeros((1, 5), bool)
+    goal[0, 4] = True
+    path = grid_path(g, [0, 0], goal, 0.0)  # integer coordinates in
+    assert all(p.dtype == np.float64 for p in path)
+    out = sparsify(g, [[0, 0], [1, 0], [2, 0]], 0.0, 0.05)
+    assert [p.tolist() for p in out] == [[0.0, 0.0], [2.0, 0.0]] and all(p.dtype == np.float64 for p in out)
+    assert segments_legal(g, np.zeros((0, 2)), np.zeros((0, 2)), 0.0, 0.05).dtype == bool
+    with pytest.raises(ValueError, match="^points need at least x and y$"):
+        feasible_at(g, [1.0], 0.0)
+    with pytest.raises(ValueError, match="^a_xy and b_xy must have the same shape$"):
+        segments_legal(g, [[0, 0], [1, 0]], [[1, 0]], 0.0, 0.05)
+    with pytest.raises(ValueError, match="^ring_m must be >= 0$"):
+        goal_mask(g, 4, 0.0, -0.1)
+
+
+def test_sparsify_three_points_pulled_straight():
+    g = grid(np.ones((3, 5), bool), cell=1.0)
+    out = sparsify(g, [[0.0, 1.0], [1.0, 1.0], [2.0, 1.0]], 0.0, 0.05)
+    assert [p.tolist() for p in out] == [[0.0, 1.0], [2.0, 1.0]]
+
+
+def test_feasibility_graph_points_beyond_the_grid_are_infeasible():
+    g = grid(np.ones((3, 3), bool), cell=1.0)
+    G = feasibility_graph(g, {1: (0.0, 0.0), 2: (2.0, 2.0), 3: (9.0, 9.0)}, 0.0, 0.05)
+    assert [G.nodes[i]["feasible"] for i in (1, 2, 3)] == [True, True, False]
+    assert sorted(G.edges()) == [(1, 2)]

@@ -551,3 +551,55 @@ def test_in_frame_mask_matches_the_pinhole_rectangle(x, y, z):
     if min(abs(u + 0.5), abs(u - W + 0.5), abs(v + 0.5), abs(v - H + 0.5)) > 1e-9:
         assert got.tolist() == [want]
     assert in_frame_mask(np.array([[x, y, -z]]), K, EYE, W, H).tolist() == [False]
+
+
+def test_px_per_unit_near_plane_is_behind_inclusive():
+    # both ends of a sideways segment at the point's depth: z = 1e-6 is "behind" (<= _NEAR), 2e-6 is not
+    assert math.isnan(px_per_unit(K, EYE, [0, 0, 1e-6], [1, 0, 0]))
+    assert math.isnan(px_per_unit(K, EYE, [0, 0, 5e-7], [1, 0, 0]))
+    assert px_per_unit(K, EYE, [0, 0, 2e-6], [1, 0, 0]) == pytest.approx(F / 2e-6)
+    with pytest.raises(ValueError, match="^direction must be non-zero$"):
+        px_per_unit(K, EYE, [0, 0, 1.0], [0, 0, 0])
+
+
+def test_view_angle_single_input_is_a_python_float():
+    got = view_angle_deg([0, 0, 0], [0, 0, 2.0], [0, 1.0, 1.0])
+    assert type(got) is float and got == pytest.approx(45.0)
+    many = view_angle_deg([0, 0, 0], [[0, 0, 2.0], [0, 0, 3.0]], [0, 0, 1.0])
+    assert isinstance(many, np.ndarray) and many.shape == (2,)
+
+
+def test_scene_mesh_load_refuses_pickled_arrays(tmp_path):
+    """A mesh file is untrusted input: an object array (which needs pickle) must not load."""
+    from geometry.raycast import SceneMesh
+
+    path = tmp_path / "mesh.npz"
+    with open(path, "wb") as fh:
+        np.savez(fh, vertices=np.zeros((3, 3)), triangles=np.array([[0, 1, 2]]), tri_object_id=np.array([1]),
+                 object_ids=np.array([1]), object_names=np.array([{"evil": 1}], dtype=object))
+    with pytest.raises(ValueError, match="allow_pickle"):
+        SceneMesh.load(path)
+
+
+def test_camera_inside_mesh_needs_a_strict_majority_of_its_64_rays():
+    """Between two large parallel planes whose normals both point along n, a ray sees a back face
+    exactly when it runs along n. For this n, 32 of the 64 Fibonacci rays do: half is no majority, so
+    the camera is not inside (65 rays would give 33 of 65, a majority)."""
+    from geometry.raycast import Raycaster, SceneMesh, camera_inside_mesh, fibonacci_sphere
+
+    n = np.array([-0.777, 0.431, -0.459])
+    n /= np.linalg.norm(n)
+    assert int((fibonacci_sphere(64) @ n > 0).sum()) == 32 and int((fibonacci_sphere(65) @ n > 0).sum()) == 33
+    assert np.abs(fibonacci_sphere(64) @ n).min() > 0.05  # every ray meets a plane within 20 m
+    u = np.cross(n, [0.0, 0.0, 1.0])
+    u /= np.linalg.norm(u)
+    w = np.cross(n, u)  # u x w = n: counter-clockwise (u, w) quads face along n
+    parts = []
+    for k, off in enumerate((1.0, -1.0)):
+        c = off * n
+        v = np.array([c - 100 * u - 100 * w, c + 100 * u - 100 * w, c + 100 * u + 100 * w, c - 100 * u + 100 * w])
+        parts.append((k + 1, f"plane{k}", trimesh.Trimesh(v, [[0, 1, 2], [0, 2, 3]], process=False)))
+    mesh = SceneMesh.from_trimesh_parts(parts)
+    assert np.allclose(mesh.face_normals(), n)
+    assert camera_inside_mesh(Raycaster(mesh), mesh, np.zeros(3)) is False
+    assert camera_inside_mesh(Raycaster(mesh), mesh, np.zeros(3), n_dirs=65) is True

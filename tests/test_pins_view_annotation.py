@@ -161,3 +161,495 @@ def test_stage_clock_adds_up_and_is_a_no_op_without_a_dict():
         pass
     assert off.into is None
     assert math.isfinite(into["fail"])
+
+
+# ------------------------------------------------ displayable cells: a camera 1 m above the floor, looking down
+
+def _down_pose(width=64, height=44, centre=(0.5, 0.25)):
+    """Optical axis straight down from (x, y, 1): camera x = world x, camera y = world -y, so a
+    floor point (x0 + dx, y0 + dy, 0) lands at u = cx + 80 dx, v = cy - 80 dy exactly."""
+    from geometry.camera import CameraPose, PhoneLens
+
+    lens = PhoneLens(name="main", focal_mm=6.0, sensor_width_mm=8.0, sensor_height_mm=6.0, fnumber=1.8,
+                     equiv_focal_mm=26.0)
+    x0, y0 = centre
+    T = [[1.0, 0.0, 0.0, x0], [0.0, -1.0, 0.0, y0], [0.0, 0.0, -1.0, 1.0], [0.0, 0.0, 0.0, 1.0]]
+    K = [[80.0, 0.0, (width - 1) / 2], [0.0, 80.0, (height - 1) / 2], [0.0, 0.0, 1.0]]
+    return CameraPose(width=width, height=height, K=K, cam_to_world=T, orientation="landscape", lens=lens,
+                      sensor_width_mm=8.0, focus_mode="pinhole", focus_distance_m=None, shutter_s=0.01)
+
+
+def _floor_scene():
+    import trimesh
+
+    from geometry.raycast import Raycaster, SceneMesh
+
+    floor = trimesh.Trimesh(np.array([[-5, -5, 0], [5, -5, 0], [5, 5, 0], [-5, 5, 0]], float),
+                            [[0, 1, 2], [0, 2, 3]], process=False)
+    rc = Raycaster(SceneMesh.from_trimesh_parts([(1, "floor", floor)]))
+    # cell centres at -1 + k/8 in x and y: offsets from the camera (0.5, 0.25) are exact eighths
+    H, W = 20, 24
+    grid = OccupancyGrid(origin_xy=(-1.0, -1.0), cell_m=0.125, floor=np.ones((H, W), bool),
+                         occupied=np.zeros((H, W), bool), object_cells=np.zeros((H, W), np.int32))
+    return rc, grid
+
+
+def _shown_offsets(grid, cells, centre=(0.5, 0.25)):
+    """The displayable cells as (kx, ky) eighths of a metre from the camera's floor point."""
+    iy, ix = np.nonzero(cells)
+    c = grid.cell_to_world(ix, iy)
+    return sorted((int(round((x - centre[0]) * 8)), int(round((y - centre[1]) * 8))) for x, y in c)
+
+
+def test_displayable_cells_are_the_in_frame_cells_margins_inclusive():
+    from geometry.view_annotation import _displayable_cells
+
+    rc, grid = _floor_scene()
+    # 64 x 44 px, cx 31.5, cy 21.5, margin 2: u in [1.5, 61.5] and v in [1.5, 41.5]. u = 31.5 + 10 kx and
+    # v = 21.5 - 10 ky, so kx = -3..3 and ky = -2..2 are in frame, the outer ones exactly on the margin line.
+    got = _shown_offsets(grid, _displayable_cells(grid, rc, _down_pose(), [1], 2.0, 0.0, 8.0))
+    assert got == [(kx, ky) for kx in range(-3, 4) for ky in range(-2, 3)]
+    # a 3 px margin moves every edge one pixel in: the outer ring (1 px short of it) is out
+    got = _shown_offsets(grid, _displayable_cells(grid, rc, _down_pose(), [1], 3.0, 0.0, 8.0))
+    assert got == [(kx, ky) for kx in range(-2, 3) for ky in range(-1, 2)]
+    # portrait (44 x 64 px, cx 21.5, cy 31.5): kx = -2..2 and ky = -3..3
+    got = _shown_offsets(grid, _displayable_cells(grid, rc, _down_pose(44, 64), [1], 2.0, 0.0, 8.0))
+    assert got == [(kx, ky) for kx in range(-2, 3) for ky in range(-3, 4)]
+
+
+def test_displayable_cells_keep_the_distance_limit_around_the_camera_inclusive():
+    from geometry.view_annotation import _displayable_cells
+
+    rc, grid = _floor_scene()
+    # within 0.25 m = 2 eighths of the camera's floor point (0.5, 0.25): kx^2 + ky^2 <= 4, edge included
+    got = _shown_offsets(grid, _displayable_cells(grid, rc, _down_pose(), [1], 2.0, 0.0, 0.25))
+    assert got == [(kx, ky) for kx in range(-2, 3) for ky in range(-2, 3) if kx * kx + ky * ky <= 4]
+    assert (2, 0) in got and (0, -2) in got and (-2, 0) in got and (2, 1) not in got
+    # the distance is measured from the camera's own floor point, not from the world origin
+    got = _shown_offsets(grid, _displayable_cells(grid, rc, _down_pose(centre=(0.0, 0.5)), [1], 2.0, 0.0, 0.125),
+                         centre=(0.0, 0.5))
+    assert got == [(-1, 0), (0, -1), (0, 0), (0, 1), (1, 0)]
+
+
+def test_displayable_cells_need_free_visible_floor():
+    from geometry.view_annotation import _displayable_cells
+
+    rc, grid = _floor_scene()
+    grid.occupied[10, 12] = True  # centre (0.5, 0.25): the cell under the camera
+    got = _shown_offsets(grid, _displayable_cells(grid, rc, _down_pose(), [1], 2.0, 0.0, 8.0))
+    assert (0, 0) not in got and len(got) == 34
+    # floor id 2 is not this scene's floor: nothing is visible floor
+    assert not _displayable_cells(grid, rc, _down_pose(), [2], 2.0, 0.0, 8.0).any()
+    grid.occupied[:] = True
+    assert _displayable_cells(grid, rc, _down_pose(), [1], 2.0, 0.0, 8.0).shape == (20, 24)
+    assert not _displayable_cells(grid, rc, _down_pose(), [1], 2.0, 0.0, 8.0).any()
+
+
+def test_near_shown_grows_by_two_cells_four_connected():
+    from geometry.view_annotation import _near_shown
+
+    shown = np.zeros((7, 7), bool)
+    shown[3, 3] = True
+    got = _near_shown(shown)
+    # two 4-connected dilations: every cell with |dx| + |dy| <= 2
+    want = [[abs(i - 3) + abs(j - 3) <= 2 for j in range(7)] for i in range(7)]
+    assert got.tolist() == want
+
+
+# ------------------------------------------------ the second route search over displayable floor (_shown_route)
+
+def _k_xy(kx, ky):
+    """Floor point of the cell kx, ky eighths of a metre from the camera's floor point (0.5, 0.25)."""
+    return 0.5 + kx / 8, 0.25 + ky / 8
+
+
+def _cells(grid, ks):
+    out = np.zeros(grid.shape, bool)
+    for kx, ky in ks:
+        ix, iy = grid.world_to_cell(np.array(_k_xy(kx, ky)))
+        out[iy, ix] = True
+    return out
+
+
+def _shown_route_case(goal_ks, *, start_k=(0, -2), margin=2.0, clear=1.0, spacing=10.0, blocked_ky=None,
+                      box_at=None):
+    """_shown_route on the look-down floor (cells 10 px apart) from a start marker to `goal_ks`;
+    (route, trial). `blocked_ky`: an occupied row of cells; `box_at`: a 1 cm high box (id 7,
+    not the target) just +x of that cell's centre, inside its marker disc but not under it."""
+    import trimesh
+
+    from geometry.raycast import Raycaster, SceneMesh
+    from geometry.view_annotation import _displayable_cells, _shown_route
+    from geometry.waypoints import Marker
+
+    rc, grid = _floor_scene()
+    if box_at is not None:
+        x, y = _k_xy(*box_at)
+        floor = trimesh.Trimesh(np.array([[-5, -5, 0], [5, -5, 0], [5, 5, 0], [-5, 5, 0]], float),
+                                [[0, 1, 2], [0, 2, 3]], process=False)
+        box = trimesh.creation.box(extents=(0.0375, 0.1, 0.01),
+                                   transform=trimesh.transformations.translation_matrix((x + 0.03125, y, 0.005)))
+        rc = Raycaster(SceneMesh.from_trimesh_parts([(1, "floor", floor), (7, "box", box)]))
+    if blocked_ky is not None:
+        ix, iy = grid.world_to_cell(np.array(_k_xy(0, blocked_ky)))
+        grid.occupied[iy, :] = True
+    pose = _down_pose()
+    sx, sy = _k_xy(*start_k)
+    trial = [Marker(pixel=(31.5 + 10 * start_k[0], 21.5 - 10 * start_k[1]), world=(sx, sy, 0.0), object_id=1,
+                    kind="ground")]
+    shown = _displayable_cells(grid, rc, pose, [1], margin, clear, 8.0)
+    feas = grid.free.copy()
+    route = _shown_route(grid, rc, pose, [1], trial, shown, feas, _cells(grid, goal_ks), 9, 0.05, 0.05, spacing,
+                         margin, clear)
+    return route, trial
+
+
+def test_shown_route_goes_straight_to_the_nearest_shown_goal_point():
+    # goal row ky = 2 (v = 1.5, on the 2 px margin line); the start (0, -2) sees every goal point on open floor,
+    # so the route is the direct move to the nearest, (0, 2), inserted as marker 1
+    route, trial = _shown_route_case([(kx, 2) for kx in range(-3, 4)])
+    assert route == [0, 1] and len(trial) == 2
+    assert trial[1].world == (0.5, 0.5, 0.0) and trial[1].pixel == (31.5, 1.5) and trial[1].kind == "ground"
+
+
+def test_shown_route_spacing_is_inclusive():
+    # goal points 10 px apart with a 10 px spacing are all kept; at 10.5 px only every other one,
+    # so the nearest kept goal is one cell off the straight line
+    route, trial = _shown_route_case([(kx, 2) for kx in range(-3, 4)], spacing=10.0)
+    assert trial[route[-1]].world[:2] == (0.5, 0.5)
+    route, trial = _shown_route_case([(kx, 2) for kx in range(-3, 4)], spacing=10.5)
+    assert trial[route[-1]].world[:2] in {(0.375, 0.5), (0.625, 0.5)}
+
+
+def test_shown_route_none_without_a_legal_route():
+    # an occupied row between the start (ky -2) and the goals (ky 2) cuts every move
+    route, trial = _shown_route_case([(kx, 2) for kx in range(-3, 4)], blocked_ky=0)
+    assert route is None and len(trial) == 1
+    # no shown goal cell at all
+    assert _shown_route_case([(0, 9)])[0] is None
+
+
+def test_shown_route_goal_points_keep_the_margin():
+    # margin 5 px: rows ky = -1..1 are shown, ky = 2 (v = 1.5) is outside the margin but within two cells of
+    # shown floor. The nearer goal (-2, 2) cannot be shown, so the route ends at the farther (2, 1).
+    route, trial = _shown_route_case([(-2, 2), (2, 1)], start_k=(-2, -1), margin=5.0)
+    assert route == [0, 1] and trial[1].world[:2] == _k_xy(2, 1)
+
+
+def test_shown_route_goal_points_keep_a_clear_disc():
+    # a low box (not the target) inside the marker disc of the nearer goal (-2, 2): the route ends at (2, 1)
+    route, trial = _shown_route_case([(-2, 2), (2, 1)], start_k=(-2, -1), box_at=(-2, 2))
+    assert route == [0, 1] and trial[1].world[:2] == _k_xy(2, 1)
+    # without the box the nearer goal is the end
+    route, trial = _shown_route_case([(-2, 2), (2, 1)], start_k=(-2, -1))
+    assert route == [0, 1] and trial[1].world[:2] == _k_xy(-2, 2)
+
+
+# ------------------------------------------------ view_context: input checks and the image-relative defaults
+
+def _ctx(width=64, height=44, params=None, **kw):
+    from geometry.egopath_schema import TargetInfo
+    from geometry.view_annotation import AnnotationParams, view_context
+
+    rc, grid = _floor_scene()
+    t = TargetInfo(object_id=3, name="table", category="table", color="red", bbox_px=[0, 0, 8, 8],
+                   visible_surface=0.8, distance_m=1.0, strict_visible=True, same_category_in_view=1,
+                   footprint_xy=[[0.0, 0.0], [0.1, 0.0], [0.1, 0.1], [0.0, 0.1]])
+    args = dict(mesh=rc.mesh, raycaster=rc, grid=grid, pose=_down_pose(width, height), targets=[t],
+                floor_ids=[1], obstacle_ids=[2, 3], target_texts={3: "the table"},
+                p=params if params is not None else AnnotationParams())
+    args.update(kw)
+    return view_context(**args)
+
+
+@pytest.mark.parametrize("size, spacing, rspacing, margin", [
+    ((480, 360), 29.0, 19.0, 14.0),   # 6% of 480 = 28.8, 4% = 19.2, 3% = 14.4
+    ((360, 480), 29.0, 19.0, 14.0),   # the long side, whichever it is
+    ((250, 100), 15.0, 10.0, 8.0),    # 15, 10, 7.5 (rounds half to even: 8)
+    ((100, 80), 12.0, 8.0, 4.0),      # the floors: 6 -> 12, 4 -> 8, 3 -> 4
+    ((210, 60), 13.0, 8.0, 6.0),      # 12.6 -> 13 just above its floor; 8.4 -> 8; 6.3 -> 6
+])
+def test_view_context_resolves_the_image_relative_defaults(size, spacing, rspacing, margin):
+    v = _ctx(*size)
+    assert (v.spacing, v.rspacing, v.margin) == (spacing, rspacing, margin)
+
+
+def test_view_context_explicit_settings_and_agents():
+    from geometry.egopath_schema import GeometryParams
+    from geometry.feasibility import feasible_mask
+    from geometry.view_annotation import AnnotationParams
+
+    v = _ctx(480, 360, AnnotationParams(min_spacing_px=22, route_spacing_px=15, margin_px=10))
+    assert (v.spacing, v.rspacing, v.margin) == (22.0, 15.0, 10.0)
+    # a route spacing left open never exceeds the marker spacing: min(10, max(8, 19))
+    v = _ctx(480, 360, AnnotationParams(min_spacing_px=10))
+    assert (v.spacing, v.rspacing) == (10.0, 10.0)
+    v = _ctx(params=AnnotationParams(geometry=GeometryParams(body_radius_m=0.2)), floor_ids=[1, 1],
+             obstacle_ids=[3, 2, 3])
+    assert v.radius == {"point": 0.0, "embodied": 0.2}
+    assert v.floor_ids == [1] and v.obstacle_ids == [2, 3]
+    for agent in ("point", "embodied"):
+        assert np.array_equal(v.feas_grid[agent], feasible_mask(v.grid, v.radius[agent]))
+    # the feasibility lookup is False beyond the grid
+    assert v.feas("point")(np.array([[0.5, 0.25], [50.0, 0.0]])).tolist() == [True, False]
+
+
+def test_view_context_rejects_inconsistent_inputs():
+    from geometry.raycast import SceneMesh
+
+    rc, _ = _floor_scene()
+    m = rc.mesh
+    same = SceneMesh(vertices=m.vertices.copy(), triangles=m.triangles.copy(), tri_object_id=m.tri_object_id.copy(),
+                     object_ids=m.object_ids, object_names=m.object_names)
+    _ctx(mesh=same, raycaster=rc)  # an equal copy of the mesh is the same mesh
+    moved = SceneMesh(vertices=m.vertices + 1.0, triangles=m.triangles, tri_object_id=m.tri_object_id,
+                      object_ids=m.object_ids, object_names=m.object_names)
+    flipped = SceneMesh(vertices=m.vertices, triangles=m.triangles[:, ::-1].copy(), tri_object_id=m.tri_object_id,
+                        object_ids=m.object_ids, object_names=m.object_names)
+    relabelled = SceneMesh(vertices=m.vertices, triangles=m.triangles, tri_object_id=m.tri_object_id + 1,
+                           object_ids=m.object_ids + 1, object_names=m.object_names)
+    for other in (moved, flipped, relabelled):
+        with pytest.raises(ValueError, match="^raycaster was built over a different mesh$"):
+            _ctx(mesh=other, raycaster=rc)
+    with pytest.raises(ValueError, match="^floor_ids is empty$"):
+        _ctx(floor_ids=[])
+    with pytest.raises(ValueError, match="^an id cannot be both floor and obstacle$"):
+        _ctx(floor_ids=[1, 3], obstacle_ids=[3])
+    with pytest.raises(ValueError, match=r"^no target text for object 3 \(table\)$"):
+        _ctx(target_texts={4: "x"})
+    with pytest.raises(ValueError, match="^target 3 is a floor object$"):
+        _ctx(floor_ids=[1, 3], obstacle_ids=[2])
+
+
+# ------------------------------------------------ whole views: the stage clock and the start-distance cut
+
+def _room_view(objects, target_ids, seed=0, timings=None, **settings):
+    """build_view_annotation on a 6 x 8 m walled room with boxes (test_view_annotation_pin's room)."""
+    import trimesh
+
+    from geometry.camera import CameraPose, PhoneLens, look_at
+    from geometry.egopath_schema import GeometryParams, TargetInfo
+    from geometry.occupancy import occupancy_from_mesh
+    from geometry.raycast import Raycaster, SceneMesh
+    from geometry.view_annotation import AnnotationParams, build_view_annotation
+
+    def box(lo, hi):
+        lo, hi = np.asarray(lo, float), np.asarray(hi, float)
+        return trimesh.creation.box(extents=hi - lo, transform=trimesh.transformations.translation_matrix((lo + hi) / 2))
+
+    floor = trimesh.Trimesh(np.array([[-3, -1, 0], [3, -1, 0], [3, 7, 0], [-3, 7, 0]], float),
+                            [[0, 1, 2], [0, 2, 3]], process=False)
+    walls = [((-3.1, -1.1, 0), (-3.0, 7.1, 2.5)), ((3.0, -1.1, 0), (3.1, 7.1, 2.5)),
+             ((-3.1, 7.0, 0), (3.1, 7.1, 2.5)), ((-3.1, -1.1, 0), (3.1, -1.0, 2.5))]
+    mesh = SceneMesh.from_trimesh_parts([(1, "floor", floor)] + [(2, "walls", box(*w)) for w in walls]
+                                        + [(oid, name, box(*lohi)) for oid, name, lohi in objects])
+    grid = occupancy_from_mesh(mesh, {1}, GeometryParams())
+    lens = PhoneLens(name="main", focal_mm=6.0, sensor_width_mm=8.0, sensor_height_mm=6.0, fnumber=1.8,
+                     equiv_focal_mm=26.0)
+    pose = CameraPose(width=480, height=360, K=[[360.0, 0.0, 239.5], [0.0, 360.0, 179.5], [0.0, 0.0, 1.0]],
+                      cam_to_world=look_at((0.3, -0.6, 1.5), (0.5, 3.5, 0.0)).tolist(), orientation="landscape",
+                      lens=lens, sensor_width_mm=8.0, focus_mode="pinhole", focus_distance_m=None, shutter_s=0.01)
+    by_id = {oid: (name, lohi) for oid, name, lohi in objects}
+    targets = []
+    for oid in target_ids:
+        lo, hi = by_id[oid][1]
+        targets.append(TargetInfo(object_id=oid, name=by_id[oid][0], category=by_id[oid][0], color="red",
+                                  bbox_px=[0, 0, 80, 80], visible_surface=0.8, distance_m=3.0, strict_visible=True,
+                                  same_category_in_view=1,
+                                  footprint_xy=[[lo[0], lo[1]], [hi[0], lo[1]], [hi[0], hi[1]], [lo[0], hi[1]]]))
+    ann = build_view_annotation(
+        mesh=mesh, raycaster=Raycaster(mesh), grid=grid, pose=pose, targets=targets, floor_ids=[1],
+        obstacle_ids=[2] + [oid for oid, _, _ in objects], rng=np.random.default_rng(seed),
+        target_texts={oid: f"the {by_id[oid][0]}" for oid in target_ids}, params=AnnotationParams(**settings),
+        timings=timings)
+    return ann, grid
+
+
+BARRED = [(7, "barrier", ((-2.0, 2.0, 0.0), (1.6, 2.4, 0.4))), (8, "shelf", ((-2.0, 4.4, 0.0), (-1.2, 4.8, 1.0)))]
+CABINET = [(6, "cabinet", ((1.2, 4.4, 0.0), (2.0, 4.8, 1.0)))]
+
+
+def test_stage_timings_are_durations_within_the_call():
+    import time
+
+    tim: dict = {}
+    t0 = time.perf_counter()
+    ann, _ = _room_view(BARRED, [8], timings=tim, n_surface=3, display_search=True)
+    elapsed = time.perf_counter() - t0
+    assert len(ann.routes) == 1  # the display search found the shelf's route
+    assert set(tim) == {"route_search_s", "insert_s", "graphs_s", "verify_s"}
+    assert all(0.0 <= v <= elapsed for v in tim.values()), (tim, elapsed)
+    assert sum(tim.values()) <= elapsed
+
+
+def test_targets_at_exactly_the_minimum_start_distance_keep_their_route():
+    from geometry.view_annotation import _footprint_distance
+
+    ann, grid = _room_view(CABINET, [6])
+    assert len(ann.routes) == 1
+    start = ann.route.waypoints[0]
+    assert start.display_id == 1
+    d = _footprint_distance(grid, 6, start.world[:2])
+    assert 3.0 < d < 4.5  # the cabinet stands about 3.6 m from the start
+    # the same view: the start does not depend on the cut, only the targets kept do
+    at, _ = _room_view(CABINET, [6], min_target_start_m=d)
+    assert at.route.waypoints[0].world == start.world and len(at.routes) == 1
+    beyond, _ = _room_view(CABINET, [6], min_target_start_m=d + 1e-9)
+    assert beyond.routes == [] and len(beyond.route.waypoints) == 13  # the start and 12 ground candidates
+
+
+# ------------------------------------------------ verify_units on a hand-made route sheet
+
+def _sheet_case(planned_display, blocked=True, goal_xy=(0.5, 0.0)):
+    """Route sheet ids 1 = (0, 0) start, 2 = (0.25, 0.25), 3 = (0.5, 0), 4 = (0.25, -0.25) on the
+    look-down floor; `blocked` occupies the cell at (0.25, 0) so 1 -> 3 is no straight move and the two
+    ways round it (1-2-3, 1-4-3) have the same length 2 * hypot(0.25, 0.25)."""
+    from geometry.feasibility import feasibility_graph
+    from geometry.view_annotation import RoutePlans, RouteSheet, verify_units
+
+    _, grid = _floor_scene()
+    if blocked:
+        ix, iy = grid.world_to_cell(np.array([0.25, 0.0]))
+        grid.occupied[iy, ix] = True
+    v = _ctx(grid=grid)
+    pts = {1: np.array([0.0, 0.0]), 2: np.array([0.25, 0.25]), 3: np.array([0.5, 0.0]), 4: np.array([0.25, -0.25])}
+    graphs = {a: feasibility_graph(grid, pts, v.radius[a], 0.05) for a in ("point", "embodied")}
+    sheet = RouteSheet(order=[0, 1, 2, 3], display={0: 1, 1: 2, 2: 3, 3: 4}, points=pts, graphs=graphs)
+    gm = np.zeros(grid.shape, bool)
+    for gxy in np.atleast_2d(goal_xy):
+        ix, iy = grid.world_to_cell(np.asarray(gxy, float))
+        gm[iy, ix] = True
+    from geometry.egopath_schema import TargetInfo
+
+    target = TargetInfo(object_id=3, name="table", category="table", color="red", bbox_px=[0, 0, 8, 8],
+                        visible_surface=0.8, distance_m=1.0, strict_visible=True, same_category_in_view=1,
+                        footprint_xy=[[0.0, 0.0], [0.1, 0.0], [0.1, 0.1], [0.0, 0.1]])
+    start_in = bool(grid.lookup(gm, pts[1][None, :], outside=False)[0])
+    plans = RoutePlans(route_targets=[target], route_markers=[], goal_masks={(3, "point"): gm, (3, "embodied"): gm},
+                       start_in_goal={(3, "point"): start_in, (3, "embodied"): start_in},
+                       planned={(3, "point"): None if planned_display is None else [d - 1 for d in planned_display],
+                                (3, "embodied"): None})
+    return verify_units(v, plans, sheet, {3: "the table"}), graphs["point"]
+
+
+def test_verify_units_keeps_a_verified_plan_as_long_as_the_shortest():
+    from geometry.feasibility import shortest_route
+
+    units, G = _sheet_case(None)
+    assert not G.has_edge(1, 3) and G.has_edge(1, 2) and G.has_edge(2, 3) and G.has_edge(1, 4)
+    found = units[0].point_reference
+    assert found in ([1, 2, 3], [1, 4, 3]) and found == shortest_route(G, 1, [3])[1]
+    assert units[0].point_shortest_m == pytest.approx(2 * math.hypot(0.25, 0.25))
+    other = [1, 4, 3] if found == [1, 2, 3] else [1, 2, 3]
+    units, _ = _sheet_case(other)  # a tie: the planned route stays the reference
+    assert units[0].point_reference == other
+    u = units[0]
+    assert (u.route_id, u.target_object_id, u.target_text, u.start_id) == ("0", 3, "the table", 1)
+    assert u.point_goal_ids == [3] and u.embodied_goal_ids == [] and u.embodied_reference is None
+    assert u.embodied_shortest_m is None and u.embodied_narrow_fraction is None
+
+
+def test_verify_units_replaces_a_longer_or_broken_plan_by_the_shortest():
+    # open floor: 1 -> 3 is a straight move (0.5 m); the planned 1-2-3 (0.707 m) gives way to it
+    units, G = _sheet_case([1, 2, 3], blocked=False)
+    assert G.has_edge(1, 3)
+    assert units[0].point_reference == [1, 3] and units[0].point_shortest_m == pytest.approx(0.5)
+    # a plan along a non-edge is not verified: the graph's route replaces it
+    units, _ = _sheet_case([1, 3], blocked=True)
+    assert units[0].point_reference in ([1, 2, 3], [1, 4, 3])
+
+
+def test_verify_units_drops_a_unit_whose_start_is_a_goal():
+    # the goal region holds the start: no route question for either agent, so no unit
+    units, _ = _sheet_case(None, goal_xy=[(0.0, 0.0), (0.5, 0.0)])
+    assert units == []
+
+
+# ------------------------------------------------ waypoint labels and the entry point's contract errors
+
+def test_waypoint_labels_ground_and_surface_markers():
+    from geometry.view_annotation import _waypoint
+    from geometry.waypoints import Marker
+
+    v = _ctx()  # look-down floor grid: x -1 .. 1.875, y -1 .. 1.375, all free
+    mid = Marker(pixel=(31.5, 21.5), world=(0.5, 0.25, 0.0), object_id=1, kind="ground")
+    w = _waypoint(v, 4, mid)
+    assert (w.display_id, w.kind, w.pixel, w.world, w.object_id) == (4, "ground", [31.5, 21.5], [0.5, 0.25, 0.0], 1)
+    assert w.point_feasible and w.embodied_feasible
+    assert w.clearance_m == pytest.approx(float(v.grid.clearance_m[10, 12]))
+    edge = Marker(pixel=(0.0, 0.0), world=(1.875, 1.375, 0.0), object_id=1, kind="ground")
+    w = _waypoint(v, 2, edge)
+    assert w.point_feasible and not w.embodied_feasible and w.clearance_m == pytest.approx(0.125)
+    # a surface marker above free floor is never feasible, whatever the cell below it
+    top = Marker(pixel=(31.5, 21.5), world=(0.5, 0.25, 0.8), object_id=3, kind="surface")
+    w = _waypoint(v, 3, top)
+    assert not w.point_feasible and not w.embodied_feasible and w.kind == "surface"
+    # beyond the grid: infeasible, clearance 0
+    away = Marker(pixel=(1.0, 1.0), world=(40.0, 0.0, 0.0), object_id=1, kind="ground")
+    w = _waypoint(v, 5, away)
+    assert not w.point_feasible and not w.embodied_feasible and w.clearance_m == 0.0
+
+
+def test_waypoint_clearance_is_capped_at_5_m():
+    from geometry.view_annotation import _waypoint
+    from geometry.waypoints import Marker
+
+    rc, _ = _floor_scene()
+    big = OccupancyGrid(origin_xy=(-8.0, -8.0), cell_m=0.5, floor=np.ones((33, 33), bool),
+                        occupied=np.zeros((33, 33), bool), object_cells=np.zeros((33, 33), np.int32))
+    v = _ctx(grid=big, raycaster=rc, mesh=rc.mesh)
+    assert big.clearance_m[16, 16] == 8.5
+    w = _waypoint(v, 1, Marker(pixel=(31.5, 21.5), world=(0.0, 0.0, 0.0), object_id=1, kind="ground"))
+    assert w.clearance_m == 5.0
+
+
+def test_build_view_annotation_contract_errors():
+    from geometry.egopath_schema import GeometryParams
+    from geometry.view_annotation import NoStartError, build_view_annotation
+
+    rc, grid = _floor_scene()
+    kw = dict(mesh=rc.mesh, raycaster=rc, grid=grid, pose=_down_pose(), targets=[], floor_ids=[1], obstacle_ids=[],
+              rng=np.random.default_rng(0), target_texts={})
+    with pytest.raises(TypeError, match="^params must be AnnotationParams, not GeometryParams$"):
+        build_view_annotation(**kw, params=GeometryParams())
+    grid.occupied[:] = True  # no free floor: no start
+    with pytest.raises(NoStartError, match="^no visible embodied-feasible floor near the bottom of the image$"):
+        build_view_annotation(**kw)
+
+
+def test_ground_candidates_reach_out_to_max_distance_m():
+    """On an open 40 x 40 m floor the markers spread as far as `max_distance_m` allows, also beyond
+    the 8 m default of the marker samplers (the distance limit is passed down, not defaulted)."""
+    import trimesh
+
+    from geometry.camera import CameraPose, PhoneLens, look_at
+    from geometry.egopath_schema import GeometryParams
+    from geometry.occupancy import occupancy_from_mesh
+    from geometry.raycast import Raycaster, SceneMesh
+    from geometry.view_annotation import AnnotationParams, build_view_annotation
+
+    floor = trimesh.Trimesh(np.array([[-20, -5, 0], [20, -5, 0], [20, 35, 0], [-20, 35, 0]], float),
+                            [[0, 1, 2], [0, 2, 3]], process=False)
+    mesh = SceneMesh.from_trimesh_parts([(1, "floor", floor)])
+    geo = GeometryParams(grid_m=0.2)
+    grid = occupancy_from_mesh(mesh, {1}, geo)
+    lens = PhoneLens(name="main", focal_mm=6.0, sensor_width_mm=8.0, sensor_height_mm=6.0, fnumber=1.8,
+                     equiv_focal_mm=26.0)
+    pose = CameraPose(width=320, height=240, K=[[240.0, 0.0, 159.5], [0.0, 240.0, 119.5], [0.0, 0.0, 1.0]],
+                      cam_to_world=look_at((0.0, 0.0, 1.5), (0.0, 8.0, 0.0)).tolist(), orientation="landscape",
+                      lens=lens, sensor_width_mm=8.0, focus_mode="pinhole", focus_distance_m=None, shutter_s=0.01)
+
+    def far(max_d):
+        ann = build_view_annotation(mesh=mesh, raycaster=Raycaster(mesh), grid=grid, pose=pose, targets=[],
+                                    floor_ids=[1], obstacle_ids=[], rng=np.random.default_rng(0), target_texts={},
+                                    params=AnnotationParams(geometry=geo, n_ground=24, n_surface=0,
+                                                            max_distance_m=max_d))
+        return max(math.hypot(w.world[0], w.world[1]) for w in ann.traversability.waypoints)
+
+    assert 8.0 < far(12.0) <= 12.0
+    assert far(8.0) <= 8.0
+    # the image's bottom edge sees the floor about 2 m out: with a 1.5 m limit there is no start
+    from geometry.view_annotation import NoStartError
+
+    with pytest.raises(NoStartError):
+        far(1.5)

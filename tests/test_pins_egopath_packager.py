@@ -16,7 +16,9 @@ import yaml
 from formats import dataset_layout as layout
 from packagers import egopath as E
 from packagers.egopath import EgoPathExportError, split_of_group
-from test_egopath_export import BENCH, annotation, make_run
+from egopath_run_cache import cached_run
+from test_egopath_export import BENCH, VISIBLE, H, W, annotation, record
+from tests.synthetic_runs import jpeg_bytes
 
 
 def test_constants():
@@ -222,8 +224,9 @@ def test_build_stats_drop():
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory):
-    return make_run(tmp_path_factory.mktemp("runs"), n_groups=2)
+def run():
+    """Two groups of two views (tests/test_egopath_export.make_run), built once per process."""
+    return cached_run(2)
 
 
 @pytest.fixture(scope="module")
@@ -396,3 +399,116 @@ def test_question_json_keeps_non_ascii(built):
 def test_controls_are_on_unless_turned_off(run, tmp_path):
     s = E.export_egopathbench([run], tmp_path / "ds", dict(BENCH, export={}))
     assert "point_path_text_only" in s.counts
+
+
+# -- questions of one hand-made view, field by field -----------------------------------------------
+def _one_view_run(root, ann, frame="f-0", scene="s", group="g"):
+    from formats import atomic
+
+    run = root / "egopath"
+    atomic.write_text(run / "records.jsonl", json.dumps(record(frame, scene, group, ann)) + "\n")
+    atomic.write_bytes(run / "frames" / f"{frame}.jpg", jpeg_bytes(0, (W, H)))
+    return run
+
+
+# tests/test_egopath_export.annotation: waypoint i is drawn at pixel [8 + 10 i, 60 - 4 i]
+PIXELS = {str(i): [8.0 + 10 * i, 60.0 - 4 * i] for i in range(1, 7)}
+TRAV_WORLD = {"1": [0.0, 0.0, 0.0], "2": [1.0, 0.0, 0.0], "3": [1.0, 1.0, 0.0], "4": [2.0, 1.0, 0.0],
+              "5": [2.0, 2.0, 0.5], "6": [3.0, 0.0, 0.0]}
+ROUTE_WORLD = {"1": [0.0, 0.0, 0.0], "2": [1.0, 0.0, 0.0], "3": [2.0, 0.5, 0.0], "4": [2.0, -0.5, 0.0],
+               "5": [3.0, 0.0, 0.0], "6": [3.0, 1.0, 0.0]}
+POINT_EDGES = [[1, 2], [2, 3], [2, 4], [3, 5], [3, 6], [4, 5]]    # sorted pairs of the sheet's point edges
+EMBODIED_EDGES = [[1, 2], [2, 4], [4, 5]]
+SHORTEST = 1 + 2 * 5 ** 0.5 / 2                                     # 1 + 2 * hypot(1, 0.5) = 3.2360679...
+INTENT = "I need a seat for one person while I tie my shoes; take me to the red one"   # intent_request(11, rng [0, 11])
+
+
+def test_questions_of_one_view_field_by_field(tmp_path):
+    """annotation(0): traversability 1,2 feasible for both agents, 3,4 point only, 5 a surface, 6
+    neither; route unit 0 to the red chair (11, strictly visible) with point, embodied and intent
+    paths; unit 1 to the blue chair with a point path only."""
+    qs, views, stats = E.build_questions([_one_view_run(tmp_path, annotation(0))], lambda g: "validation")
+    assert (stats.views, stats.traversability_skipped, stats.route_units, stats.dropped) == (1, 0, 2, {})
+    assert [v.scene_group for v in views] == ["g"]
+    by = {q.question_id: q for q in qs}
+    assert list(by) == ["f-0/embodied_path/0", "f-0/embodied_traversability", "f-0/intent_path/0",
+                        "f-0/point_path/0", "f-0/point_path/1", "f-0/point_traversability"]
+    for q in qs:
+        assert (q.split, q.scene_id, q.scene_group, q.frame_id, q.display_ids) == ("validation", "s", "g", "f-0",
+                                                                                 [1, 2, 3, 4, 5, 6])
+        assert q.waypoint_pixels == PIXELS
+        assert q.system_prompt == E.load_prompts()["tasks"][q.task]["system"]
+    pt, et = by["f-0/point_traversability"], by["f-0/embodied_traversability"]
+    assert (pt.task, pt.positives, pt.answer, pt.route_id) == ("point_traversability", [1, 2, 3, 4], "[1, 2, 3, 4]", None)
+    assert (et.task, et.positives, et.answer) == ("embodied_traversability", [1, 2], "[1, 2]")
+    assert pt.waypoint_world == et.waypoint_world == TRAV_WORLD
+    assert pt.user_prompt == ("The image shows numbered candidate points. Output a JSON array of display IDs that are "
+                              "walkable.")
+    assert et.user_prompt == ("The image shows numbered candidate points. The robot has diameter 0.6m. Output a JSON "
+                              "array of display IDs that are walkable for the robot.")
+    for q in (pt, et):
+        assert (q.start_id, q.legal_edges, q.goal_ids, q.reference_route, q.shortest_m) == (None, [], [], [], None)
+        assert (q.target_text, q.intent, q.strict_visible) == (None, None, None)
+    pp0, pp1, ep, ip = (by[f"f-0/{k}"] for k in ("point_path/0", "point_path/1", "embodied_path/0", "intent_path/0"))
+    assert (pp0.task, pp0.route_id, pp0.legal_edges, pp0.goal_ids, pp0.reference_route, pp0.answer) == \
+        ("point_path", "0", POINT_EDGES, [5, 6], [1, 2, 3, 5], "[1, 2, 3, 5]")
+    assert (pp1.route_id, pp1.legal_edges, pp1.goal_ids, pp1.reference_route, pp1.answer) == \
+        ("1", POINT_EDGES, [6], [1, 2, 3, 6], "[1, 2, 3, 6]")
+    assert (ep.task, ep.route_id, ep.legal_edges, ep.goal_ids, ep.reference_route, ep.answer) == \
+        ("embodied_path", "0", EMBODIED_EDGES, [5], [1, 2, 4, 5], "[1, 2, 4, 5]")
+    assert (ip.task, ip.route_id, ip.legal_edges, ip.goal_ids, ip.reference_route, ip.answer) == \
+        ("intent_path", "0", EMBODIED_EDGES, [5], [1, 2, 4, 5], "[1, 2, 4, 5]")
+    for q in (pp0, pp1, ep, ip):
+        assert q.waypoint_world == ROUTE_WORLD and q.start_id == 1 and q.positives == []
+        assert q.shortest_m == pytest.approx(SHORTEST, abs=1e-12)
+    assert (pp0.target_text, pp0.strict_visible, pp0.intent) == ("red chair", True, None)
+    assert (pp1.target_text, pp1.strict_visible, pp1.intent) == ("blue chair", False, None)
+    assert (ep.target_text, ep.strict_visible, ep.intent) == ("red chair", True, None)
+    assert (ip.target_text, ip.strict_visible, ip.intent) == ("red chair", True, INTENT)
+    assert pp0.user_prompt == ("The image shows numbered candidate points. Start at display ID 1. Navigate to the red "
+                               "chair. Output a JSON array of display IDs representing a valid path.")
+    assert pp1.user_prompt == pp0.user_prompt.replace("red chair", "blue chair")
+    assert ep.user_prompt == ("The image shows numbered candidate points. You are the robot, and your body diameter is "
+                              "0.6 m. Start at display ID 1. Navigate to the red chair. Return a JSON array of display "
+                              "IDs representing a valid collision-free path for the robot.")
+    assert ip.user_prompt == ("The image shows numbered candidate points. You are the robot, and your body diameter is "
+                              f"0.6 m. Start at display ID 1. A person says: \u201c{INTENT}.\u201d Return a JSON array "
+                              "of display IDs representing a valid collision-free path to the resolved target.")
+    assert E.questions_from_run(tmp_path / "egopath", lambda g: "validation") == qs
+
+
+def test_route_units_are_dropped_with_their_reason(tmp_path):
+    """One unit per reason, each a copy of annotation(0)'s unit 0 with one thing wrong; the sheet
+    lacks a surface negative, so its traversability pair is skipped."""
+    ann = annotation(0, full_mix=False)
+    u = ann.routes[0]
+    units = [u.model_copy(update={"route_id": "a", "start_id": 9}),                          # not on the sheet
+             u.model_copy(update={"route_id": "b", "target_text": "chair"}),                 # two chairs visible
+             u.model_copy(update={"route_id": "c", "embodied_reference": [1, 3, 5]}),        # 1-3 not an embodied edge
+             u.model_copy(update={"route_id": "d", "point_shortest_m": 2.0, "intent": None}),  # SPL 2 / 3.24 < 1
+             u.model_copy(update={"route_id": "e", "target_object_id": 12, "target_text": "blue chair"}),  # intent -> 11
+             u.model_copy(update={"route_id": "f", "embodied_reference": None})]            # intent, no embodied path
+    qs, _, stats = E.build_questions([_one_view_run(tmp_path, ann.model_copy(update={"routes": units}))],
+                                     lambda g: "train")
+    assert [q.question_id for q in qs] == ["f-0/embodied_path/d", "f-0/embodied_path/e", "f-0/point_path/c",
+                                           "f-0/point_path/e", "f-0/point_path/f"]
+    assert (stats.views, stats.traversability_skipped, stats.route_units) == (1, 1, 6)
+    assert stats.dropped == {"start not displayed": 1, "explicit target not unique among visible objects": 1,
+                             "embodied_path reference does not verify": 1,
+                             "intent without an accepted embodied path": 2,
+                             "point_path reference is not a shortest legal route": 1,
+                             "intent not unique among visible objects": 1}
+    assert next(q for q in qs if q.question_id == "f-0/point_path/e").strict_visible is False   # 12 is not strict
+
+
+def test_without_visible_objects_language_is_not_checked(tmp_path):
+    """A view that lists no visible objects keeps a target text and an intent that would be
+    ambiguous among objects (nothing to resolve them against)."""
+    ann = annotation(0)
+    unit = ann.routes[0].model_copy(update={"target_text": "chair", "intent": "somewhere"})
+    ann = ann.model_copy(update={"routes": [unit], "visible_objects": []})
+    qs, _, stats = E.build_questions([_one_view_run(tmp_path, ann)], lambda g: "train")
+    assert [q.question_id for q in qs if q.route_id] == ["f-0/embodied_path/0", "f-0/intent_path/0",
+                                                         "f-0/point_path/0"]
+    assert stats.dropped == {}
+    assert next(q for q in qs if q.task == "intent_path").intent == "somewhere"

@@ -388,6 +388,24 @@ def test_overlay_draws_the_sheet_of_the_task(built):
     assert trav != route and trav[:2] == b"\xff\xd8"
     cache = E.OverlayCache(views)
     assert cache.get(v.record.frame_id, "traversability") == trav
+    # the decoded overlays show the markers of their own sheet: marker 7 is on the route one only
+    import io
+
+    import numpy as np
+    from PIL import Image as PILImage
+
+    from scorers.egopath_overlay import draw_candidates
+
+    with PILImage.open(v.run_dir / v.record.image) as im:
+        frame = im.convert("RGB")
+    want = {k: np.asarray(draw_candidates(frame, s.waypoints), float)
+            for k, s in (("traversability", v.annotation.traversability), ("route", v.annotation.route))}
+    mask = np.abs(want["route"] - want["traversability"]).max(axis=2) > 60
+    assert mask.sum() > 30
+    for kind, data in (("traversability", trav), ("route", route)):
+        got = np.asarray(PILImage.open(io.BytesIO(data)).convert("RGB"), float)
+        other = "route" if kind == "traversability" else "traversability"
+        assert np.abs(got - want[kind])[mask].mean() < 0.25 * np.abs(got - want[other])[mask].mean(), kind
 
 
 def test_question_json_keeps_non_ascii(built):
@@ -512,3 +530,210 @@ def test_without_visible_objects_language_is_not_checked(tmp_path):
                                                          "f-0/point_path/0"]
     assert stats.dropped == {}
     assert next(q for q in qs if q.task == "intent_path").intent == "somewhere"
+
+
+# -- the export, read back with pyarrow ------------------------------------------------------------
+def _table(root, config, split):
+    import pyarrow.parquet as pq
+
+    return pq.read_table(root / layout.shard_path(config, split)).to_pylist()
+
+
+def test_export_of_the_run_shard_by_shard(run, tmp_path):
+    """BENCH's salt puts group-000 in train and group-001 in benchmark (the split rule is pinned
+    above). Views g0/v0, g0/v1, g1/v1 have a traversability pair, g1/v0 none; every view has point
+    paths for units 0 and 1 and an embodied path for unit 0; intents on g0/v1, g1/v0, g1/v1.
+    Both benchmark views are from scene-001, so no mismatched partner exists."""
+    s = E.export_egopathbench([run], tmp_path / "ds", BENCH)
+    root = tmp_path / "ds" / "egopathbench"
+    assert s.root == root and s.files == layout.list_files(root)
+    counts = {"point_traversability": {"train": 2, "benchmark": 1}, "embodied_traversability": {"train": 2, "benchmark": 1},
+              "point_path": {"train": 4, "benchmark": 4}, "embodied_path": {"train": 2, "benchmark": 2},
+              "intent_path": {"train": 1, "benchmark": 2}, "point_path_text_only": {"benchmark": 4},
+              "embodied_path_text_only": {"benchmark": 2}, "intent_path_text_only": {"benchmark": 2}}
+    assert s.counts == counts and list(s.counts) == sorted(counts)
+    assert s.unpaired == {"point_path": 4, "embodied_path": 2, "intent_path": 2}
+    assert s.total_questions == 21 and s.selection == {"enabled": False}
+    assert (s.stats.views, s.stats.traversability_skipped, s.stats.route_units) == (4, 1, 8)
+    assert s.files == sorted(["README.md", "SHA256SUMS", "benchmark.json",
+                              *(layout.shard_path(c, sp) for c, d in counts.items() for sp in d)])
+    views = {v.record.frame_id: v for v in E.read_views(run)}
+    g0 = ("egopath-random-00000-00", "egopath-random-00000-01")
+    for config, splits in counts.items():
+        task = config.split("_text_only")[0]
+        for split, n in splits.items():
+            rows = _table(root, config, split)
+            assert len(rows) == n and [r["id"] for r in rows] == sorted(r["id"] for r in rows)
+            for r in rows:
+                q = E.Question.model_validate_json(r["question"])
+                assert (r["task"], q.task, r["split"], q.split) == (task, task, split, split)
+                assert r["id"] == q.question_id and r["answer"] == q.answer and r["scene_group"] == q.scene_group
+                assert (r["system_prompt"], r["user_prompt"]) == (q.system_prompt, q.user_prompt)
+                assert (q.frame_id in g0) == (split == "train") and q.scene_group == f"group-00{split == 'benchmark':d}"
+                kind = "traversability" if task.endswith("traversability") else "route"
+                if config.endswith("_text_only"):
+                    assert r["image"] is None and r["id"].endswith("@text_only")
+                else:
+                    assert r["image"] == {"bytes": E.overlay_jpeg(views[q.frame_id], kind),
+                                          "path": f"{q.frame_id}_{kind}.jpg"}
+    pp = _table(root, "point_path", "benchmark")
+    assert [r["id"] for r in _table(root, "point_path_text_only", "benchmark")] == [f"{r['id']}@text_only" for r in pp]
+    meta = json.loads((root / "benchmark.json").read_text())
+    assert meta["counts"] == counts and meta["unpaired_mismatched"] == s.unpaired and meta["version"] == "test"
+    assert "| intent_path | 1 | 0 | 2 |" in (root / "README.md").read_text()
+    layout.verify_sha256sums(root)
+
+
+def test_controls_of_an_all_benchmark_export(run, tmp_path):
+    """Everything in benchmark: point and embodied paths all find a partner of the same sheet size
+    (v0 sheets show 6 ids, v1 sheets 7) in the other scene; the intent of g1/v0 (6 ids) has none,
+    g0/v0 carrying no intent. A mismatched row is its question with the partner's overlay."""
+    s = E.export_egopathbench([run], tmp_path / "ds", dict(BENCH, splits={"benchmark": 1.0}))
+    assert s.counts == {"point_traversability": {"benchmark": 3}, "embodied_traversability": {"benchmark": 3},
+                        "point_path": {"benchmark": 8}, "embodied_path": {"benchmark": 4}, "intent_path": {"benchmark": 3},
+                        "point_path_text_only": {"benchmark": 8}, "embodied_path_text_only": {"benchmark": 4},
+                        "intent_path_text_only": {"benchmark": 3}, "point_path_mismatched_overlay": {"benchmark": 8},
+                        "embodied_path_mismatched_overlay": {"benchmark": 4},
+                        "intent_path_mismatched_overlay": {"benchmark": 2}}
+    assert s.unpaired == {"intent_path": 1}
+    rows = _table(s.root, "intent_path_mismatched_overlay", "benchmark")
+    assert [r["id"] for r in rows] == ["egopath-random-00000-01/intent_path/0@mismatched_overlay",
+                                       "egopath-random-00001-01/intent_path/0@mismatched_overlay"]
+    views = {v.record.frame_id: v for v in E.read_views(run)}
+    for r, partner in zip(rows, ("egopath-random-00001-01", "egopath-random-00000-01")):
+        assert r["image"] == {"bytes": E.overlay_jpeg(views[partner], "route"),
+                              "path": f"mismatched_{partner}_route.jpg"}
+        assert json.loads(r["question"])["question_id"] == r["id"] and r["split"] == "benchmark"
+
+
+def test_reexport_is_byte_identical(run, tmp_path):
+    a = E.export_egopathbench([run], tmp_path / "a", BENCH)
+    b = E.export_egopathbench([run], tmp_path / "b", BENCH)
+    assert a.files == b.files and len(a.files) == 16
+    assert all((a.root / f).read_bytes() == (b.root / f).read_bytes() for f in a.files)
+    E.export_egopathbench([run], tmp_path / "a", dict(BENCH, export={"controls": False}))  # replaces the tree
+    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["egopathbench"]
+    assert not (a.root / "point_path_text_only").exists()
+
+
+def test_benchmark_selection_applies_to_the_benchmark_split_only(run, tmp_path):
+    """A selection of zero bundles empties the benchmark split (and so its controls) and leaves
+    train as it was; benchmark.json and the summary carry the selection's report."""
+    sel = {"traversability_bundles": 0, "route_bundles": 0}
+    s = E.export_egopathbench([run], tmp_path / "ds", dict(BENCH, benchmark_selection=sel))
+    assert s.counts == {"point_traversability": {"train": 2}, "embodied_traversability": {"train": 2},
+                        "point_path": {"train": 4}, "embodied_path": {"train": 2}, "intent_path": {"train": 1}}
+    assert s.unpaired == {} and s.selection["enabled"] is True
+    assert s.selection["selected_bundles"] == {"traversability": 0, "route": 0}
+    assert s.selection["pool_bundles"] == {"traversability": 1, "route": 4}      # g1/v1's pair; 2 units x 2 views
+    assert s.selection["questions"]["kept"] == {} and sum(s.selection["questions"]["pool"].values()) == 10   # g1/v0: 4, g1/v1: 6
+    assert json.loads((s.root / "benchmark.json").read_text())["benchmark_selection"] == s.selection
+    on = E.export_egopathbench([run], tmp_path / "ds2", dict(BENCH, benchmark_selection={"route_bundles": 1,
+                                                                                        "traversability_bundles": 1}))
+    assert on.selection["selected_bundles"] == {"traversability": 1, "route": 1}
+    assert on.counts["point_traversability"] == {"train": 2, "benchmark": 1}
+
+
+def test_environments_default_to_egopath(run, tmp_path):
+    bench = {k: v for k, v in BENCH.items() if k != "environments"}
+    assert E.write_egopathbench([run], tmp_path / "d", bench).total_questions == 21
+
+
+def test_export_errors_are_whole_sentences(tmp_path, run):
+    """The CLI prints these on one line: pinned word for word."""
+    with pytest.raises(EgoPathExportError) as exc:
+        E.write_egopathbench([], tmp_path / "d", {})
+    assert str(exc.value) == "no run directories given"
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "records.jsonl").write_text("\n")
+    with pytest.raises(EgoPathExportError) as exc:
+        E.write_egopathbench([empty], tmp_path / "d", {})
+    assert str(exc.value) == (f"{empty}: records.jsonl holds no frames (the render wrote none); render it again or "
+                              "leave it out of the runs")
+    ann = annotation(0, full_mix=False)
+    ann = ann.model_copy(update={"routes": [u.model_copy(update={"target_text": "chair"}) for u in ann.routes]})
+    with pytest.raises(EgoPathExportError) as exc:
+        E.write_egopathbench([_one_view_run(tmp_path, ann)], tmp_path / "d", {})
+    assert str(exc.value) == "no questions: 1 accepted view(s), dropped {'explicit target not unique among visible objects': 2}"
+
+
+def test_unreadable_runs_are_refused(tmp_path, run):
+    import shutil
+
+    bad = tmp_path / "egopath"
+    shutil.copytree(run, bad)
+    good = (bad / "records.jsonl").read_bytes()
+    (bad / "records.jsonl").write_bytes(good + b"\xff\n")
+    with pytest.raises(EgoPathExportError) as exc:
+        E.read_records(bad)
+    assert str(exc.value) == f"{bad / 'records.jsonl'}: not UTF-8 (invalid start byte at byte {len(good)})"
+    recs = [json.loads(line) for line in good.decode().splitlines()]
+    (bad / "frames" / "link.jpg").symlink_to("/etc/passwd")
+    (bad / "records.jsonl").write_text(json.dumps(dict(recs[0], image="frames/link.jpg")) + "\n")
+    with pytest.raises(EgoPathExportError, match="egopath-random-00000-00: image .*outside"):
+        E.read_views(bad)
+    (bad / "records.jsonl").write_bytes(good)
+    (bad / recs[0]["image"]).write_bytes(b"\xff\xd8 not a jpeg")
+    with pytest.raises(EgoPathExportError, match=r"egopath-random-00000-00\.jpg: frame cannot be decoded \("):
+        E.export_egopathbench([bad], tmp_path / "ds", BENCH)
+    assert not (tmp_path / "ds").exists()
+
+
+# -- the image and shard writer settings -----------------------------------------------------------
+# ITU T.81 Annex K: the example luminance / chrominance quantization tables (natural order) and the
+# four Huffman tables a baseline encoder writes when it does not optimise them.
+LUMA = [16, 11, 10, 16, 24, 40, 51, 61, 12, 12, 14, 19, 26, 58, 60, 55, 14, 13, 16, 24, 40, 57, 69, 56,
+        14, 17, 22, 29, 51, 87, 80, 62, 18, 22, 37, 56, 68, 109, 103, 77, 24, 35, 55, 64, 81, 104, 113, 92,
+        49, 64, 78, 87, 103, 121, 120, 101, 72, 92, 95, 98, 112, 100, 103, 99]
+CHROMA = [17, 18, 24, 47, 99, 99, 99, 99, 18, 21, 26, 66, 99, 99, 99, 99, 24, 26, 56, 99, 99, 99, 99, 99,
+          47, 66, 99, 99, 99, 99, 99, 99] + [99] * 32
+HUFFMAN_BITS = {(0, 0): "00010501010101010100000000000000", (1, 0): "0002010303020403050504040000017d",
+                (0, 1): "00030101010101010101010000000000", (1, 1): "00020102040403040705040400010277"}
+
+
+def _jpeg_segments(data: bytes) -> list[tuple[int, bytes]]:
+    i, out = 2, []
+    while data[i + 1] != 0xDA:                      # up to the start of scan
+        n = int.from_bytes(data[i + 2:i + 4], "big")
+        out.append((data[i + 1], data[i + 4:i + 2 + n]))
+        i += 2 + n
+    return out
+
+
+def test_overlay_jpeg_is_baseline_quality_92_with_standard_tables(run):
+    """libjpeg scales the Annex K tables by 200 - 2 * 92 = 16 %: entry (16 q + 50) // 100 (16 -> 3);
+    baseline (SOF0, not progressive SOF2); the standard Huffman tables (not optimised)."""
+    import io
+
+    from PIL import Image as PILImage
+
+    data = E.overlay_jpeg(E.read_views(run)[0], "route")
+    with PILImage.open(io.BytesIO(data)) as im:
+        assert (im.format, im.mode, im.size) == ("JPEG", "RGB", (W, H))
+        assert [list(im.quantization[k]) for k in (0, 1)] == [[(16 * q + 50) // 100 for q in t] for t in (LUMA, CHROMA)]
+    segs = _jpeg_segments(data)
+    markers = [m for m, _ in segs]
+    assert 0xC0 in markers and 0xC2 not in markers
+    dht = {}
+    for m, body in segs:
+        if m == 0xC4:
+            j = 0
+            while j < len(body):
+                tc, n = body[j], sum(body[j + 1:j + 17])
+                dht[(tc >> 4, tc & 15)] = body[j:j + 17 + n]
+                j += 17 + n
+    assert {k: v[1:17].hex() for k, v in dht.items()} == HUFFMAN_BITS      # (class, id): code counts per length
+
+
+def test_shards_hold_128_rows_per_row_group():
+    import io
+
+    import pyarrow.parquet as pq
+
+    rows = [{"id": f"q{i:03d}", "task": "point_path", "split": "train", "scene_group": "g", "image": None,
+             "system_prompt": "s", "user_prompt": "u", "answer": "[1]", "question": "{}"} for i in range(129)]
+    data, nbytes = E._parquet_bytes(rows)
+    meta = pq.ParquetFile(io.BytesIO(data)).metadata
+    assert (meta.num_rows, meta.num_row_groups, meta.row_group(0).num_rows, meta.row_group(1).num_rows) == (129, 2, 128, 1)
+    assert nbytes > 0

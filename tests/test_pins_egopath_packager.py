@@ -737,3 +737,13 @@ def test_shards_hold_128_rows_per_row_group():
     meta = pq.ParquetFile(io.BytesIO(data)).metadata
     assert (meta.num_rows, meta.num_row_groups, meta.row_group(0).num_rows, meta.row_group(1).num_rows) == (129, 2, 128, 1)
     assert nbytes > 0
+
+
+def test_a_sheet_that_repeats_a_display_id_is_refused(tmp_path):
+    ann = annotation(0)
+    trav = ann.traversability.model_copy(update={"waypoints": ann.traversability.waypoints + ann.traversability.waypoints[:1]})
+    with pytest.raises(EgoPathExportError) as exc:
+        E.build_questions([_one_view_run(tmp_path, ann.model_copy(update={"traversability": trav}))], lambda g: "train")
+    assert str(exc.value) == "a sheet repeats a display id"
+    ids, world, pixels = E._wp_maps(ann.route)
+    assert ids == [1, 2, 3, 4, 5, 6] and world == ROUTE_WORLD and pixels == PIXELS

@@ -266,7 +266,8 @@ def test_control_rows(built, run):
     assert [r["id"] for r in rows["point_path_text_only"]] == [f"{q.question_id}@text_only" for q in pp]
     assert all(r["image"] is None for r in rows["point_path_text_only"])
     mm = rows["point_path_mismatched_overlay"]
-    assert len(mm) + unpaired.get("point_path", 0) == len(pp)
+    assert len(mm) == len(pp) == 8                       # every point path has a partner of its sheet size
+    assert unpaired == {"intent_path": 1}                # g1/v0's intent (6 ids): g0/v0 carries no intent
     for r in mm:
         q = next(q for q in pp if f"{q.question_id}@mismatched_overlay" == r["id"])
         partner = E.mismatched_partner(q, qs)
@@ -412,11 +413,6 @@ def test_question_json_keeps_non_ascii(built):
     q = next(q for q in built[0] if q.task == "intent_path")
     assert "\u201c" in q.user_prompt
     assert "\u201c" in E._row(q, None)["question"]
-
-
-def test_controls_are_on_unless_turned_off(run, tmp_path):
-    s = E.export_egopathbench([run], tmp_path / "ds", dict(BENCH, export={}))
-    assert "point_path_text_only" in s.counts
 
 
 # -- questions of one hand-made view, field by field -----------------------------------------------
@@ -607,13 +603,13 @@ def test_controls_of_an_all_benchmark_export(run, tmp_path):
 
 
 def test_reexport_is_byte_identical(run, tmp_path):
-    a = E.export_egopathbench([run], tmp_path / "a", BENCH)
-    b = E.export_egopathbench([run], tmp_path / "b", BENCH)
-    assert a.files == b.files and len(a.files) == 16
-    assert all((a.root / f).read_bytes() == (b.root / f).read_bytes() for f in a.files)
-    E.export_egopathbench([run], tmp_path / "a", dict(BENCH, export={"controls": False}))  # replaces the tree
-    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["egopathbench"]
-    assert not (a.root / "point_path_text_only").exists()
+    """Exporting the same runs again into the same place replaces the tree with the same bytes."""
+    a = E.export_egopathbench([run], tmp_path, BENCH)
+    before = {f: (a.root / f).read_bytes() for f in a.files}
+    b = E.export_egopathbench([run], tmp_path, BENCH)
+    assert b.files == a.files and len(a.files) == 16
+    assert {f: (b.root / f).read_bytes() for f in b.files} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["egopathbench"]      # no staging tree left
 
 
 def test_benchmark_selection_applies_to_the_benchmark_split_only(run, tmp_path):
@@ -628,15 +624,12 @@ def test_benchmark_selection_applies_to_the_benchmark_split_only(run, tmp_path):
     assert s.selection["pool_bundles"] == {"traversability": 1, "route": 4}      # g1/v1's pair; 2 units x 2 views
     assert s.selection["questions"]["kept"] == {} and sum(s.selection["questions"]["pool"].values()) == 10   # g1/v0: 4, g1/v1: 6
     assert json.loads((s.root / "benchmark.json").read_text())["benchmark_selection"] == s.selection
-    on = E.export_egopathbench([run], tmp_path / "ds2", dict(BENCH, benchmark_selection={"route_bundles": 1,
-                                                                                        "traversability_bundles": 1}))
-    assert on.selection["selected_bundles"] == {"traversability": 1, "route": 1}
-    assert on.counts["point_traversability"] == {"train": 2, "benchmark": 1}
 
 
-def test_environments_default_to_egopath(run, tmp_path):
-    bench = {k: v for k, v in BENCH.items() if k != "environments"}
-    assert E.write_egopathbench([run], tmp_path / "d", bench).total_questions == 21
+def test_environments_default_to_egopath_and_controls_to_on(run, tmp_path):
+    bench = {k: v for k, v in BENCH.items() if k != "environments"} | {"export": {}}
+    s = E.write_egopathbench([run], tmp_path / "d", bench)
+    assert s.total_questions == 21 and s.counts["point_path_text_only"] == {"benchmark": 4}
 
 
 def test_export_errors_are_whole_sentences(tmp_path, run):

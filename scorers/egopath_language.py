@@ -222,10 +222,15 @@ def resolve_explicit(text: str, visible_objects: list[dict]) -> list[int]:
     return sorted(int(o["object_id"]) for o in cands)
 
 
+# Word-boundary patterns of INTENT_KEYWORDS, compiled once: intent_request resolves every candidate
+# phrase, so the request is matched against the lexicon thousands of times per view set.
+_KEYWORD_PATTERNS = tuple((re.compile(r"\b" + re.escape(kw) + r"\b"), cat) for kw, cat in INTENT_KEYWORDS.items())
+
+
 def intent_category(request: str) -> str | None:
     """The single category the request part implies through INTENT_KEYWORDS, else None."""
     t = _norm(request)
-    hits = {cat for kw, cat in INTENT_KEYWORDS.items() if re.search(r"\b" + re.escape(kw) + r"\b", t)}
+    hits = {cat for pattern, cat in _KEYWORD_PATTERNS if pattern.search(t)}
     return hits.pop() if len(hits) == 1 else None
 
 

@@ -154,3 +154,17 @@ def test_lexicon_is_frozen():
 def test_normalisation_strips_quotes_case_and_trailing_punctuation(text, want):
     objs = [obj(1, "chair", "blue"), obj(3, "chair", "red")]
     assert el.resolve_explicit(text, objs) == want
+
+
+def test_explicit_candidates_in_full_order():
+    """Tiers: no clause first (by modifier count), then clauses by modifier count; within a tier
+    distance clauses (kind 1) before relation clauses (kind 2), then shorter text first:
+    ' nearest to you' (15 chars) before ' farthest from you' (18) before any ' next to ...'."""
+    objs = [obj(1, "chair", "red", "small", 2.0, (0, 0)), obj(2, "chair", "red", "large", 2.2, (5, 5)),
+            obj(3, "bed", "blue", "", 3.0, (1.0, 0.0))]
+    assert el.explicit_candidates(1, objs) == [
+        "chair", "red chair", "small chair", "small red chair",
+        "chair nearest to you", "chair farthest from you", "chair next to the bed",
+        "red chair nearest to you", "small chair nearest to you", "red chair farthest from you",
+        "small chair farthest from you", "red chair next to the bed", "small chair next to the bed",
+        "small red chair nearest to you", "small red chair farthest from you", "small red chair next to the bed"]

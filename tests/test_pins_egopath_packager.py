@@ -193,6 +193,16 @@ def test_card_empty_benchmark_and_defaults():
     assert _split_card(E._card(infos, big, {}, stats, {}, fractions, salt))[0]["size_categories"] == ["1K<n<10K"]
 
 
+@pytest.mark.parametrize("fractions,words", [
+    ({"validation": 0.25, "train": 0.75}, "benchmark 0, validation 0.25, train 0.75"),
+    ({"benchmark": 0.4, "validation": 0.6}, "benchmark 0.4, validation 0.6, train 0"),
+])
+def test_card_split_rule_names_a_missing_share_zero(fractions, words):
+    infos, counts, bench, stats, unpaired, _, salt = _card_inputs()
+    _, body = _split_card(E._card(infos, counts, bench, stats, unpaired, fractions, salt))
+    assert f"(salt `salt-x`), thresholds in the order {words}; no group crosses splits." in body
+
+
 # -- rows, prompts, controls -----------------------------------------------------------------------
 def test_traversability_mix_and_sheet_kind():
     ann = annotation(0)

@@ -168,3 +168,48 @@ def test_explicit_candidates_in_full_order():
         "red chair nearest to you", "small chair nearest to you", "red chair farthest from you",
         "small chair farthest from you", "red chair next to the bed", "small chair next to the bed",
         "small red chair nearest to you", "small red chair farthest from you", "small red chair next to the bed"]
+
+
+def test_whitespace_inside_a_clause_is_collapsed():
+    objs = [obj(1, "chair", dist=2.0), obj(2, "chair", dist=3.0)]
+    assert el.resolve_explicit("chair nearest  to you", objs) == [1]
+    assert el.resolve_explicit("chair\tfarthest from\nyou", objs) == [2]
+
+
+def test_a_leading_article_is_dropped_before_and_after_the_clause_split():
+    objs = [obj(1, "chair", "blue"), obj(3, "chair", "red")]
+    assert el.resolve_explicit("The the red chair", objs) == [3]
+    assert el.resolve_explicit("THE red chair", objs) == [3]
+
+
+def test_nouns_come_from_the_lexicon_and_from_the_view():
+    """A lexicon noun is read as its category even when none is visible: 'coffee table' is never a
+    coffee-coloured table. A category outside the lexicon is a noun when an object of it is in view."""
+    assert el.resolve_explicit("coffee table", [obj(1, "table", "coffee")]) == []
+    assert el.resolve_explicit("coffee table", [obj(1, "table", "coffee"), obj(2, "coffee_table")]) == [2]
+    assert "painting" not in el.INTENTS and "tv" not in el.INTENTS
+    assert el.resolve_explicit("red painting", [obj(1, "painting"), obj(2, "chair")]) == [1]
+    assert el.resolve_explicit("the TV", [obj(4, "tv")]) == [4]
+    assert el.resolve_explicit("the painting", [obj(2, "chair")]) == []
+
+
+def test_next_to_measures_between_the_two_centres():
+    """Centres (1.0, 4.0) and (1.6, 4.8): hypot(0.6, 0.8) = 1.0 m, inside 1.2 m; neither centre at the origin."""
+    objs = [obj(1, "chair", xy=(1.0, 4.0)), obj(2, "chair", xy=(-3.0, -3.0)), obj(3, "bed", xy=(1.6, 4.8))]
+    assert el.resolve_explicit("chair next to the bed", objs) == [1]
+    assert el.resolve_explicit("bed next to the chair", [objs[0], objs[2]]) == [3]
+
+
+@pytest.mark.parametrize("suffix,target,other", [("nearest to you", 2.0, 2.5), ("farthest from you", 4.0, 3.5)])
+def test_distance_margin_is_inclusive_at_exactly_half_a_metre(suffix, target, other):
+    """'nearest' / 'farthest' need the runner-up at least 0.5 m farther / nearer: exactly 0.5 m is enough."""
+    objs = [obj(1, "chair", dist=target), obj(2, "chair", dist=other)]
+    assert el.resolve_explicit(f"chair {suffix}", objs) == [1]
+
+
+def test_two_cue_clauses_are_unparseable_not_an_error():
+    objs = [obj(1, "chair", "red"), obj(2, "chair", "blue")]
+    req = "I need a seat for one person"
+    assert el.resolve_intent(f"{req}; take me to the red one", objs) == [1]
+    assert el.resolve_intent(f"{req}; take me to the red one; take me to the blue one", objs) == []
+    assert el.resolve_intent(f"{req}; take me to the one; take me to the one; take me to the one", objs) == []

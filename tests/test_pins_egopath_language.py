@@ -213,3 +213,10 @@ def test_two_cue_clauses_are_unparseable_not_an_error():
     assert el.resolve_intent(f"{req}; take me to the red one", objs) == [1]
     assert el.resolve_intent(f"{req}; take me to the red one; take me to the blue one", objs) == []
     assert el.resolve_intent(f"{req}; take me to the one; take me to the one; take me to the one", objs) == []
+
+
+def test_an_unknown_target_is_named_in_the_error():
+    with pytest.raises(ValueError, match=r"^target 9 is not among the 2 visible objects$"):
+        el.explicit_candidates(9, [obj(1, "chair"), obj(2, "bed")])
+    with pytest.raises(ValueError, match=r"^target 9 is not among the 1 visible objects$"):
+        el.intent_request(9, [obj(1, "chair")], np.random.default_rng(0))

@@ -220,3 +220,22 @@ def test_an_unknown_target_is_named_in_the_error():
         el.explicit_candidates(9, [obj(1, "chair"), obj(2, "bed")])
     with pytest.raises(ValueError, match=r"^target 9 is not among the 1 visible objects$"):
         el.intent_request(9, [obj(1, "chair")], np.random.default_rng(0))
+
+
+def test_anchor_named_by_its_colour_when_its_noun_is_ambiguous():
+    """Two beds within 1.2 m of chair 1 (1.0 m and 1.1 m): 'the bed' names neither, so each anchor
+    is named with its colour; chair 2 is far from both, so the relation names chair 1 alone."""
+    objs = [obj(1, "chair", xy=(0.0, 0.0)), obj(2, "chair", xy=(5.0, 5.0)),
+            obj(3, "bed", "blue", xy=(1.0, 0.0)), obj(4, "bed", "white", xy=(0.0, 1.1))]
+    cands = el.explicit_candidates(1, objs)
+    assert [c for c in cands if " next to " in c] == ["chair next to the blue bed", "chair next to the white bed",
+                                                       "red chair next to the blue bed",
+                                                       "red chair next to the white bed"]
+    assert el.explicit_target_text(1, objs) == "chair next to the blue bed"
+
+
+def test_anchor_at_exactly_the_next_to_radius_counts():
+    objs = [obj(1, "chair", xy=(0.0, 0.0)), obj(2, "chair", xy=(5.0, 5.0)), obj(3, "bed", xy=(1.2, 0.0))]
+    assert el.explicit_target_text(1, objs) == "chair next to the bed"
+    objs[2] = obj(3, "bed", xy=(1.21, 0.0))
+    assert el.explicit_target_text(1, objs) is None

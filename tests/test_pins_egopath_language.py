@@ -239,3 +239,10 @@ def test_anchor_at_exactly_the_next_to_radius_counts():
     assert el.explicit_target_text(1, objs) == "chair next to the bed"
     objs[2] = obj(3, "bed", xy=(1.21, 0.0))
     assert el.explicit_target_text(1, objs) is None
+
+
+def test_a_colourless_target_gets_no_colour_phrases():
+    objs = [{**obj(1, "chair", dist=2.0), "color": None}, obj(2, "chair", "red", dist=3.0)]
+    assert el.explicit_candidates(1, objs) == ["chair", "chair nearest to you", "chair farthest from you"]
+    assert el.explicit_target_text(1, objs) == "chair nearest to you"
+    assert el.explicit_target_text(2, objs) == "red chair"

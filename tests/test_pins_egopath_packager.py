@@ -203,6 +203,13 @@ def test_card_split_rule_names_a_missing_share_zero(fractions, words):
     assert f"(salt `salt-x`), thresholds in the order {words}; no group crosses splits." in body
 
 
+def test_card_lists_unpaired_counts_sorted_by_task():
+    infos, counts, bench, stats, _, fractions, salt = _card_inputs()
+    unpaired = {"point_path": 4, "intent_path": 2, "embodied_path": 1}          # control_rows' order of discovery
+    _, body = _split_card(E._card(infos, counts, bench, stats, unpaired, fractions, salt))
+    assert 'Questions without a mismatched partner: {"embodied_path": 1, "intent_path": 2, "point_path": 4}.' in body
+
+
 # -- rows, prompts, controls -----------------------------------------------------------------------
 def test_traversability_mix_and_sheet_kind():
     ann = annotation(0)

@@ -246,3 +246,31 @@ def test_a_colourless_target_gets_no_colour_phrases():
     assert el.explicit_candidates(1, objs) == ["chair", "chair nearest to you", "chair farthest from you"]
     assert el.explicit_target_text(1, objs) == "chair nearest to you"
     assert el.explicit_target_text(2, objs) == "red chair"
+
+
+BED_REQUEST = "I need to lie down and sleep for the night"     # INTENTS["bed"][1]: default_rng(0).integers(2) == 1
+
+
+@pytest.mark.parametrize("objs,target,cue,cues", [
+    # only the colour tells the beds apart (same distance, 7 m apart)
+    ([obj(1, "bed", "blue", xy=(0, 0)), obj(2, "bed", "white", xy=(5, 5))], 1, "blue one", ["colour:blue"]),
+    # only the size word does
+    ([obj(1, "bed", "blue", "small", xy=(0, 0)), obj(2, "bed", "blue", "large", xy=(5, 5))], 1, "small one",
+     ["size:small"]),
+    # only the distance does (2 m and 4 m from the camera)
+    ([obj(1, "bed", "blue", dist=2.0), obj(2, "bed", "blue", dist=4.0, xy=(5, 5))], 1, "one nearest to me",
+     ["distance:nearest"]),
+    ([obj(1, "bed", "blue", dist=2.0), obj(2, "bed", "blue", dist=4.0, xy=(5, 5))], 2, "one farthest from me",
+     ["distance:farthest"]),
+    # only the lamp 0.5 m away does
+    ([obj(1, "bed", "blue"), obj(2, "bed", "blue", xy=(5, 5)), obj(3, "lamp", xy=(0.5, 0))], 1,
+     "one next to the lamp", ["relation:next to lamp"]),
+])
+def test_intent_request_text_and_cues_in_full(objs, target, cue, cues):
+    text, got = el.intent_request(target, objs, np.random.default_rng(0))
+    assert (text, got) == (f"{BED_REQUEST}; take me to the {cue}", cues)
+
+
+def test_intent_request_wants_a_generator_in_words():
+    with pytest.raises(TypeError, match=r"^intent_request needs an explicit numpy Generator$"):
+        el.intent_request(1, [obj(1, "bed")], 0)

@@ -757,3 +757,27 @@ def test_a_sheet_that_repeats_a_display_id_is_refused(tmp_path):
     assert str(exc.value) == "a sheet repeats a display id"
     ids, world, pixels = E._wp_maps(ann.route)
     assert ids == [1, 2, 3, 4, 5, 6] and world == ROUTE_WORLD and pixels == PIXELS
+
+
+def test_skipped_traversability_pairs_are_counted_per_view(tmp_path):
+    from formats import atomic
+
+    run = tmp_path / "egopath"
+    ann = annotation(0, full_mix=False)
+    atomic.write_text(run / "records.jsonl", "".join(json.dumps(record(f, "s", "g", ann)) + "\n" for f in ("f-0", "f-1")))
+    for f in ("f-0", "f-1"):
+        atomic.write_bytes(run / "frames" / f"{f}.jpg", jpeg_bytes(0, (W, H)))
+    _, _, stats = E.build_questions([run], lambda g: "train")
+    assert (stats.views, stats.traversability_skipped, stats.route_units) == (2, 2, 4)
+
+
+def test_a_traversability_answer_that_cannot_verify_is_refused(tmp_path):
+    """A display id of 10 digits (the grader reads at most 9, scorers.egopath.MAX_ID_DIGITS) makes
+    the sheet's own answer unparseable: every positive a miss, so the question is refused."""
+    ann = annotation(0)
+    wps = [w.model_copy(update={"display_id": 1_000_000_000}) if w.display_id == 1 else w
+           for w in ann.traversability.waypoints]
+    ann = ann.model_copy(update={"traversability": ann.traversability.model_copy(update={"waypoints": wps})})
+    with pytest.raises(EgoPathExportError) as exc:
+        E.build_questions([_one_view_run(tmp_path, ann)], lambda g: "train")
+    assert str(exc.value) == "f-0/point_traversability: its own answer does not verify"

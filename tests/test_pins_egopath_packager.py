@@ -781,3 +781,29 @@ def test_a_traversability_answer_that_cannot_verify_is_refused(tmp_path):
     with pytest.raises(EgoPathExportError) as exc:
         E.build_questions([_one_view_run(tmp_path, ann)], lambda g: "train")
     assert str(exc.value) == "f-0/point_traversability: its own answer does not verify"
+
+
+def test_route_units_keep_their_embodied_path_when_the_point_side_fails(tmp_path):
+    """Unit 0 of annotation(0) (shortest route 1 + 2 hypot(1, 0.5) = 3.2360679775 m) with the point
+    side changed: absent, or crossing 1-4 (no point edge); its embodied path is kept either way.
+    SPL must reach 1 - 1e-9: a stated shortest length of 3.236067974263722 m gives exactly that
+    (kept), 3.2360679678 m gives 1 - 3e-9 (dropped)."""
+    u = annotation(0).routes[0].model_copy(update={"intent": None})
+    units = [u.model_copy(update={"route_id": "i", "point_reference": None}),
+             u.model_copy(update={"route_id": "j", "point_reference": [1, 4, 5]}),
+             u.model_copy(update={"route_id": "k", "point_shortest_m": 3.236067974263722}),
+             u.model_copy(update={"route_id": "l", "point_shortest_m": 3.2360679678})]
+    ann = annotation(0, full_mix=False).model_copy(update={"routes": units})
+    qs, _, stats = E.build_questions([_one_view_run(tmp_path, ann)], lambda g: "train")
+    assert [q.question_id for q in qs] == ["f-0/embodied_path/i", "f-0/embodied_path/j", "f-0/embodied_path/k",
+                                           "f-0/embodied_path/l", "f-0/point_path/k"]
+    assert stats.dropped == {"point_path reference does not verify": 1,
+                             "point_path reference is not a shortest legal route": 1}
+
+
+def test_questions_for_view_keeps_its_own_stats_when_given_none(tmp_path):
+    view = E.read_views(_one_view_run(tmp_path, annotation(0)))[0]
+    assert len(E.questions_for_view(view, "train")) == 6
+    stats = E.BuildStats()
+    E.questions_for_view(view, "train", stats)
+    assert (stats.views, stats.route_units) == (1, 2)

@@ -349,6 +349,8 @@ def test_view_checks(tmp_path, run):
     assert [v.record.frame_id for v in E.read_views(bad)] == [recs[1]["frame_id"]]
     write([dict(recs[0], verdict="reject"), dict(recs[1], verdict="excluded")])
     assert E.read_views(bad) == []
+    write([dict(recs[0], verdict="reject"), recs[1]])                      # a rejected view ends nothing
+    assert [v.record.frame_id for v in E.read_views(bad)] == [recs[1]["frame_id"]]
     gt = {k: v for k, v in recs[0]["ground_truth"].items() if k != "scene_group"}
     write([dict(recs[0], ground_truth=gt)])
     with pytest.raises(EgoPathExportError, match="egopath-random-00000-00: ground truth lacks scene_group"):

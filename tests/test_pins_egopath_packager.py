@@ -596,6 +596,13 @@ def test_export_of_the_run_shard_by_shard(run, tmp_path):
     meta = json.loads((root / "benchmark.json").read_text())
     assert meta["counts"] == counts and meta["unpaired_mismatched"] == s.unpaired and meta["version"] == "test"
     assert "| intent_path | 1 | 0 | 2 |" in (root / "README.md").read_text()
+    front = layout.read_card_header(root)
+    assert [i["config_name"] for i in front["dataset_info"]] == [c for c in (*E.TASKS, *E.CONTROL_CONFIGS) if c in counts]
+    for info in front["dataset_info"]:
+        assert [(f["name"], f["dtype"]) for f in info["features"]] == [
+            ("id", "string"), ("task", "string"), ("split", "string"), ("scene_group", "string"), ("image", "image"),
+            ("system_prompt", "string"), ("user_prompt", "string"), ("answer", "string"), ("question", "string")]
+        assert [(sp["name"], sp["num_examples"]) for sp in info["splits"]] == list(counts[info["config_name"]].items())
     layout.verify_sha256sums(root)
 
 

@@ -595,7 +595,9 @@ def test_export_of_the_run_shard_by_shard(run, tmp_path):
     assert [r["id"] for r in _table(root, "point_path_text_only", "benchmark")] == [f"{r['id']}@text_only" for r in pp]
     meta = json.loads((root / "benchmark.json").read_text())
     assert meta["counts"] == counts and meta["unpaired_mismatched"] == s.unpaired and meta["version"] == "test"
-    assert "| intent_path | 1 | 0 | 2 |" in (root / "README.md").read_text()
+    card = (root / "README.md").read_text()
+    assert "| intent_path | 1 | 0 | 2 |" in card and "(salt `egopath-test-salt`), thresholds in the order benchmark 0.3," in card
+    assert 'Questions without a mismatched partner: {"embodied_path": 2, "intent_path": 2, "point_path": 4}.' in card
     front = layout.read_card_header(root)
     assert [i["config_name"] for i in front["dataset_info"]] == [c for c in (*E.TASKS, *E.CONTROL_CONFIGS) if c in counts]
     for info in front["dataset_info"]:
@@ -653,9 +655,10 @@ def test_benchmark_selection_applies_to_the_benchmark_split_only(run, tmp_path):
 
 
 def test_environments_default_to_egopath_and_controls_to_on(run, tmp_path):
-    bench = {k: v for k, v in BENCH.items() if k != "environments"} | {"export": {}}
+    bench = {k: v for k, v in BENCH.items() if k not in ("environments", "version")} | {"export": {}}
     s = E.write_egopathbench([run], tmp_path / "d", bench)
     assert s.total_questions == 21 and s.counts["point_path_text_only"] == {"benchmark": 4}
+    assert json.loads((tmp_path / "d" / "benchmark.json").read_text())["version"] == "0"      # no version given
 
 
 def test_export_errors_are_whole_sentences(tmp_path, run):

@@ -659,6 +659,7 @@ def test_environments_default_to_egopath_and_controls_to_on(run, tmp_path):
     s = E.write_egopathbench([run], tmp_path / "d", bench)
     assert s.total_questions == 21 and s.counts["point_path_text_only"] == {"benchmark": 4}
     assert json.loads((tmp_path / "d" / "benchmark.json").read_text())["version"] == "0"      # no version given
+    assert (s.root, s.files) == (tmp_path / "d", [])        # no root given: dest; files are listed after the swap
 
 
 def test_export_errors_are_whole_sentences(tmp_path, run):

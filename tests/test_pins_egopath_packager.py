@@ -820,3 +820,18 @@ def test_questions_for_view_keeps_its_own_stats_when_given_none(tmp_path):
     stats = E.BuildStats()
     E.questions_for_view(view, "train", stats)
     assert (stats.views, stats.route_units) == (1, 2)
+
+
+def test_records_are_read_as_utf8_whatever_the_locale(tmp_path):
+    """A run store is UTF-8 on every machine: under the C locale (ASCII) a non-ASCII scene group
+    still reads back."""
+    import locale
+
+    run = _one_view_run(tmp_path, annotation(0), group="gruppe-\u00e9")
+    old = locale.setlocale(locale.LC_CTYPE)
+    locale.setlocale(locale.LC_CTYPE, "C")
+    try:
+        recs = E.read_records(run)
+    finally:
+        locale.setlocale(locale.LC_CTYPE, old)
+    assert [r.ground_truth["scene_group"] for r in recs] == ["gruppe-\u00e9"]

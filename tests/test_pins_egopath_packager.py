@@ -827,7 +827,9 @@ def test_records_are_read_as_utf8_whatever_the_locale(tmp_path):
     still reads back."""
     import locale
 
-    run = _one_view_run(tmp_path, annotation(0), group="gruppe-\u00e9")
+    run = _one_view_run(tmp_path, annotation(0))
+    rec = record("f-0", "s", "gruppe-\u00e9", annotation(0))
+    (run / "records.jsonl").write_bytes((json.dumps(rec, ensure_ascii=False) + "\n").encode("utf-8"))   # raw UTF-8
     old = locale.setlocale(locale.LC_CTYPE)
     locale.setlocale(locale.LC_CTYPE, "C")
     try:

@@ -123,7 +123,8 @@ def split_of_group(group: str, fractions: dict[str, float] | None = None, salt: 
     so a group never moves when more groups are added."""
     fr = dict(DEFAULT_FRACTIONS if fractions is None else fractions)
     unknown = set(fr) - set(SPLITS)
-    if unknown or any(v < 0 for v in fr.values()) or abs(sum(fr.values()) - 1.0) > 1e-9:
+    # `not v >= 0` also refuses NaN, which every comparison would otherwise let through (all groups in train)
+    if unknown or any(not v >= 0 for v in fr.values()) or abs(sum(fr.values()) - 1.0) > 1e-9:
         raise EgoPathExportError(f"split fractions must be non-negative over {SPLITS} and sum to 1, got {fr}")
     u = int.from_bytes(hashlib.sha256(f"{salt}:{group}".encode()).digest()[:8], "big") / 2 ** 64
     acc = 0.0

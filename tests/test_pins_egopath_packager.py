@@ -58,7 +58,9 @@ def test_split_rule_at_its_thresholds():
 
 
 @pytest.mark.parametrize("fr", [{"test": 1.0}, {"benchmark": 1.2, "train": -0.2}, {"benchmark": 0.5, "train": 0.4},
-                                {"benchmark": 0.5, "train": 0.5 + 2e-9}])
+                                {"benchmark": 0.5, "train": 0.5 + 2e-9},
+                                # NaN passes every comparison (`< 0` and `> 1e-9` are both False): refused, not all-train
+                                {"benchmark": float("nan"), "train": 1.0}])
 def test_split_fractions_refused(fr):
     with pytest.raises(EgoPathExportError, match=r"split fractions must be non-negative over \('train', "
                                                   r"'validation', 'benchmark'\) and sum to 1, got "):

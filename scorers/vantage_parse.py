@@ -62,7 +62,8 @@ def _finite(v: Any) -> float | None:
 
 def _json_values(text: str) -> list[Any]:
     """Decoded JSON values: the whole text when it is JSON, else each value starting at a
-    `[` or `{` that decodes (in order, non-overlapping, at most MAX_JSON_TRIES attempts)."""
+    `[` or `{` that decodes (in order, non-overlapping; after MAX_JSON_TRIES failed starts
+    the search stops, so a failing decode, which may scan the rest of the text, is bounded)."""
     if not _depth_ok(text):
         return []
     dec = json.JSONDecoder(parse_constant=_no_constants, object_pairs_hook=_no_duplicates)
@@ -78,10 +79,10 @@ def _json_values(text: str) -> list[Any]:
         if not starts:
             break
         start = min(starts)
-        tries += 1
         try:
             val, end = dec.raw_decode(s, start)
         except (ValueError, RecursionError):
+            tries += 1
             pos = start + 1
             continue
         out.append(val)
@@ -147,7 +148,8 @@ def _as_box(v: Any) -> tuple[float, float, float, float] | None:
 
 
 def _collect_boxes(v: Any, out: list, depth: int = 0) -> None:
-    """Boxes in a decoded value: a 4-number list, an object with a box key, or lists of them."""
+    """Boxes in a decoded value: a 4-number list, an object with a box key, or lists of them,
+    at most 4 levels down (deeper nesting is garbage, not an answer)."""
     if len(out) >= MAX_BOXES or depth > 4:
         return
     b = _as_box(v)

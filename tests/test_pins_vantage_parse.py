@@ -1,0 +1,112 @@
+"""Pins for scorers/vantage_parse.py: the harness's reading of each answer form, and hostile
+replies (non-text, huge, NaN, nested garbage) reading as nothing, fast, without raising."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from scorers.answers import MAX_REPLY_CHARS
+from scorers.vantage_parse import (MAX_BOXES, MAX_EVENTS, parse_boxes, parse_choice, parse_events,
+                                   parse_segment, parse_time, parse_track, parse_yes_no, read_text)
+
+HOSTILE = [None, 3, 2.5, ["yes"], {"a": 1}, b"yes", "", "   ", "x" * (MAX_REPLY_CHARS + 1),
+           "[" * 5000, "{" * 5000, '{"a": NaN}', "[NaN, 1, 2, 3]", "[Infinity,0,1,1]", "\x00\xff" * 100,
+           '{"start": {"start": {"start": 1}}}', "1" * 5000]
+
+
+@pytest.mark.parametrize("reply", HOSTILE)
+def test_hostile_replies_read_as_nothing_quickly(reply):
+    t0 = time.process_time()
+    assert parse_yes_no(reply) is None
+    assert parse_choice(reply) is None
+    assert parse_boxes(reply) == []
+    assert parse_events(reply) is None
+    assert parse_track(reply, 4) == [None] * 4
+    assert time.process_time() - t0 < 2.0
+
+
+def test_read_text_cap_is_inclusive():
+    assert read_text("a" * MAX_REPLY_CHARS) == "a" * MAX_REPLY_CHARS
+    assert read_text("a" * (MAX_REPLY_CHARS + 1)) is None
+    assert read_text(7) is None
+
+
+def test_yes_no_is_the_first_whole_word():
+    assert parse_yes_no("Yes, the forklift came close.") == "yes"
+    assert parse_yes_no("NO") == "no"
+    assert parse_yes_no("No. Yes.") == "no"
+    assert parse_yes_no("It did not happen: no") == "no"
+    assert parse_yes_no("Nobody, yesterday, nope") is None   # whole words only
+    assert parse_yes_no("maybe") is None
+
+
+@pytest.mark.parametrize("reply,letter", [
+    ("Answer: C", "C"), ("answer:(b) is wrong; Answer: D", "D"), ("The answer: B.", "B"),
+    ("B. The forklift", "B"), ("(C) because", "C"), ("A: left", "A"), ("  D", "D"), ("D)", "D"),
+    ("I pick a spot. The answer is C", "C"), ("option B", "B"), ("I choose (A)", "A"), ("select: D", "D"),
+    ("Between A and B I think B is right", "B"), ("none of them", None), ("E. other", None),
+])
+def test_choice_in_the_harness_order(reply, letter):
+    assert parse_choice(reply) == letter
+
+
+def test_choice_rules_take_precedence_over_the_last_letter():
+    assert parse_choice("Answer: A, not B or C") == "A"         # rule 1 beats the last letter
+    assert parse_choice("C. Answer: A") == "A"                  # rule 1 beats a leading letter
+    assert parse_choice("B. then option C") == "B"              # a leading letter beats rule 3
+    assert parse_choice("A and option C") == "C"                # not leading (no '.'/':'): rule 3
+    assert parse_choice("answer: b") is None                    # letters are upper-case
+    assert parse_choice("Answer: E", letters="ABCDE") == "E"
+
+
+@pytest.mark.parametrize("value,seconds", [
+    ("00:02.50", 2.5), ("01:02.05", 62.05), ("1:00", 60.0), ("12.5", 12.5), ("12.5s", 12.5), (" 3 ", 3.0),
+    (".5", 0.5), ("7.", 7.0), (3, 3.0), (4.25, 4.25), (0, 0.0),
+])
+def test_time_values(value, seconds):
+    assert parse_time(value) == pytest.approx(seconds, abs=1e-9)
+
+
+@pytest.mark.parametrize("value", ["-1", -1, -0.5, "abc", "1:2:3", "nan", float("nan"), float("inf"), True, None,
+                                   [1], "1e999", 10 ** 400, ""])
+def test_time_rejects(value):
+    assert parse_time(value) is None
+
+
+def test_boxes_from_json_objects_lists_and_text():
+    assert parse_boxes('[{"bbox_2d": [1, 2, 3, 4], "label": "person"}, {"bbox_2d": [5, 6, 7, 8]}]') == \
+        [(1.0, 2.0, 3.0, 4.0), (5.0, 6.0, 7.0, 8.0)]
+    assert parse_boxes('{"bbox": [1, 2, 3, 4]}') == [(1.0, 2.0, 3.0, 4.0)]
+    assert parse_boxes('{"box": ["1", "2", "3", "4"]}') == []          # strings are not numbers
+    assert parse_boxes("[10, 20, 30, 40]") == [(10.0, 20.0, 30.0, 40.0)]
+    assert parse_boxes("[[1,2,3,4],[5,6,7,8]]") == [(1.0, 2.0, 3.0, 4.0), (5.0, 6.0, 7.0, 8.0)]
+    assert parse_boxes('```json\n{"people": [{"bbox_2d": [1,2,3,4]}]}\n```') == [(1.0, 2.0, 3.0, 4.0)]
+    assert parse_boxes("The person is at [1, 2, 3, 4.5] and [5,6,7,8]") == [(1, 2, 3, 4.5), (5, 6, 7, 8)]
+    assert parse_boxes("[1, 2, 3]") == []
+    assert parse_boxes("[true, 2, 3, 4]") == []
+    assert parse_boxes('[1, 2, 3, "x"]') == []
+    assert parse_boxes("[1e999, 1, 2, 3]") == []
+
+
+def test_box_count_is_capped():
+    many = "[" + ",".join("[1,2,3,4]" for _ in range(MAX_BOXES + 50)) + "]"
+    assert len(parse_boxes(many)) == MAX_BOXES
+    text = " ".join("[1,2,3,4]" for _ in range(MAX_BOXES + 50))   # regex fallback (not one JSON value)
+    assert len(parse_boxes("see " + text)) == MAX_BOXES
+
+
+def test_boxes_deeper_than_the_walk_are_not_read_from_the_json():
+    assert parse_boxes('[[[[[[1,2,3,4]]]]], [5,6,7,8]]') == [(5.0, 6.0, 7.0, 8.0)]
+    assert parse_boxes('[[[[[1,2,3,4]]]]], [5,6,7,8]]') == [(1.0, 2.0, 3.0, 4.0), (5.0, 6.0, 7.0, 8.0)]
+    assert parse_boxes('[[[[[[[1,2,3,4]]]]]]]') == [(1.0, 2.0, 3.0, 4.0)]   # the text fallback still reads it
+
+
+def test_failed_json_starts_are_bounded_but_decoded_values_are_not():
+    ev = '[{"start": 1, "end": 2, "caption": "c"}]'
+    assert parse_events("[x] " * 63 + ev) == [(1.0, 2.0, "c")]
+    assert parse_events("[x] " * 64 + ev) is None                     # 64 failed starts: search stops
+    assert parse_events("[x " * 20 + ev) is None                      # unbalanced nesting > 16: not JSON
+    boxes = " ".join('{"bbox": [1,2,3,4]}' for _ in range(100))      # 100 decoded values, no failure
+    assert len(parse_boxes("see " + boxes)) == 100
+    assert parse_segment("[x] " * 70 + '{"start": 5, "end": 9}') == (5.0, 9.0)  # by the two-number fallback

@@ -44,12 +44,16 @@ def box_iou(a: Sequence[float], b: Sequence[float]) -> float:
 
 
 def iou_matrix(preds: Sequence[Sequence[float]], gts: Sequence[Sequence[float]]) -> np.ndarray:
-    """IoU[p, g] for every prediction/GT pair (shape len(preds) x len(gts))."""
-    out = np.zeros((len(preds), len(gts)))
-    for i, p in enumerate(preds):
-        for j, g in enumerate(gts):
-            out[i, j] = box_iou(p, g)
-    return out
+    """IoU[p, g] for every prediction/GT pair (shape len(preds) x len(gts)); the same float
+    operations as `box_iou`, vectorised (crowd images have 100+ boxes on each side)."""
+    p = np.asarray(preds, float).reshape(-1, 4)[:, None, :]
+    g = np.asarray(gts, float).reshape(-1, 4)[None, :, :]
+    ix = np.maximum(0.0, np.minimum(p[..., 2], g[..., 2]) - np.maximum(p[..., 0], g[..., 0]))
+    iy = np.maximum(0.0, np.minimum(p[..., 3], g[..., 3]) - np.maximum(p[..., 1], g[..., 1]))
+    inter = ix * iy
+    union = (p[..., 2] - p[..., 0]) * (p[..., 3] - p[..., 1]) + (g[..., 2] - g[..., 0]) * (g[..., 3] - g[..., 1]) - inter
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(union > 0, inter / np.where(union > 0, union, 1.0), 0.0)
 
 
 def segment_iou(a: Sequence[float], b: Sequence[float]) -> float:
@@ -80,11 +84,9 @@ def greedy_matches(ious: np.ndarray, threshold: float) -> list[int]:
     used = np.zeros(ious.shape[1], bool)
     out = []
     for row in ious:
-        best, bi = 0.0, -1
-        for g, v in enumerate(row):
-            if not used[g] and v > best:
-                best, bi = v, g
-        if bi >= 0 and best >= threshold:
+        avail = np.where(used, -1.0, row)
+        bi = int(np.argmax(avail)) if avail.size else -1   # the first of equal maxima
+        if bi >= 0 and avail[bi] > 0 and avail[bi] >= threshold:
             used[bi] = True
             out.append(bi)
         else:

@@ -143,3 +143,23 @@ def test_coco_ap_iou_exactly_at_threshold_matches():
     ap = coco_ap([([half], [gt])])
     assert ap["ap50"] == pytest.approx(1.0) and ap["ap75"] == 0.0
     assert ap["ap"] == pytest.approx(0.1)
+
+
+def test_iou_matrix_equals_box_iou_exactly_including_degenerate_boxes():
+    rng = np.random.default_rng(11)
+    p = rng.uniform(0, 50, (30, 4))
+    g = rng.uniform(0, 50, (20, 4))
+    p[:5, 2:] = p[:5, :2]             # zero-area predictions
+    g[:, 2:] = g[:, :2] + rng.uniform(0, 30, (20, 2))
+    m = iou_matrix(p, g)
+    assert np.array_equal(m, np.array([[box_iou(a, b) for b in g] for a in p]))
+    with np.errstate(all="raise"):
+        assert iou_matrix([[0, 0, 0, 0]], [[0, 0, 0, 0]]).tolist() == [[0.0]]
+    assert iou_matrix([[0, 0, 10, 10]], [[0, 0, 10, 10], [10, 0, 20, 10]]).tolist() == [[1.0, 0.0]]
+
+
+def test_greedy_skips_used_and_zero_iou_gts():
+    m = np.array([[0.9, 0.0], [0.9, 0.0], [0.8, 0.6]])
+    assert greedy_matches(m, 0.5) == [0, -1, 1]       # row 2: GT 0 used, GT 1 next best
+    assert greedy_matches(np.array([[0.0, 0.0]]), 0.0) == [-1]
+    assert greedy_matches(np.array([[0.2, 0.1]]), 0.0) == [0]

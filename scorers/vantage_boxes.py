@@ -65,12 +65,11 @@ def segment_iou(a: Sequence[float], b: Sequence[float]) -> float:
 
 def scale_box(box: Sequence[float], width: float, height: float, truncate: bool = False) -> Box:
     """A 0–1000 xyxy box in pixels, clipped to the image (int-truncated when `truncate`)."""
-    x1, y1, x2, y2 = (box[0] * width / 1000, box[1] * height / 1000,
-                      box[2] * width / 1000, box[3] * height / 1000)
-    if truncate:
+    x1, y1, x2, y2 = (min(max(box[0] * width / 1000, 0.0), width), min(max(box[1] * height / 1000, 0.0), height),
+                      min(max(box[2] * width / 1000, 0.0), width), min(max(box[3] * height / 1000, 0.0), height))
+    if truncate:  # after clipping, so a huge coordinate (inf after scaling) cannot overflow int()
         x1, y1, x2, y2 = float(int(x1)), float(int(y1)), float(int(x2)), float(int(y2))
-    return (min(max(x1, 0.0), width), min(max(y1, 0.0), height),
-            min(max(x2, 0.0), width), min(max(y2, 0.0), height))
+    return x1, y1, x2, y2
 
 
 def valid_box(box: Sequence[float], min_area: float = 0.0) -> bool:

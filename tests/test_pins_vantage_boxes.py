@@ -56,6 +56,8 @@ def test_scale_box_to_pixels_clipped_and_truncated():
     assert scale_box([100.5, 0, 200, 300], 1000, 1000) == (100.5, 0.0, 200.0, 300.0)
     assert scale_box([100.5, 0, 200.9, 300], 1000, 1000, truncate=True) == (100.0, 0.0, 200.0, 300.0)
     assert scale_box([2000, 0, 3000, 5], 1000, 1000) == (1000.0, 0.0, 1000.0, 5.0)
+    assert scale_box([1e308, -1e308, 1e308, 1e308], 2000, 1000, truncate=True) == (2000.0, 0.0, 2000.0, 1000.0)
+    assert scale_box([-0.7, 0, 10, 10], 1000, 1000, truncate=True) == (0.0, 0.0, 10.0, 10.0)
 
 
 def test_valid_box_edges():

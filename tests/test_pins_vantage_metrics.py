@@ -228,6 +228,13 @@ def test_micro_f1_rules():
     assert micro_f1(0, 3, 0, "strict") == 0.0
 
 
+def test_objloc_huge_coordinates_do_not_overflow_the_int_truncation():
+    whole = [[-1e308, -1e308, 1e308, 1e308]]
+    for compat in ("strict", "vantage"):
+        r = object_localization([(whole, [[0, 0, 2000, 1000]], 2000, 1000)], compat)
+        assert r["f1@0.5"] == 1.0
+
+
 def test_objloc_iou_exactly_half_is_a_tp():
     gt = [[0, 0, 100, 100]]
     for compat in ("strict", "vantage"):
@@ -380,3 +387,30 @@ def test_sot_overall_is_the_mean_over_tracklets():
     assert e["auc"] is None and e["n_tracklets"] == 0
     s = single_object_tracking([(GT, [None] * 7)], "strict")
     assert s["freeze_rate"] is None and s["auc"] == 0.0
+
+
+# ---------------------------------------------------------------- hostile replies, parse + score
+
+GARBAGE = [None, 7, "", "x" * 70_000, "[" * 3000 + "]" * 3000, '{"a": NaN}', "[NaN, 0, 10, 10]",
+           "[1e308, 1e308, -1e308, 1e308]", '{"frame_1": [1e308, -1e308, 1e308, 1e308]}',
+           '{"start": -1e308, "end": "x"}', "\x00" * 1000, '[{"bbox_2d": [5, 5, 5, 5]}]']
+
+
+@pytest.mark.parametrize("reply", GARBAGE)
+@pytest.mark.parametrize("compat", ["strict", "vantage"])
+def test_garbage_replies_score_as_wrong_end_to_end(reply, compat):
+    from scorers.vantage_parse import parse_boxes, parse_choice, parse_segment, parse_track, parse_yes_no
+
+    assert referring_iou(parse_boxes(reply), [[0, 0, 10, 10]], 100, 100, compat) == 0.0
+    assert object_localization([(parse_boxes(reply), [[0, 0, 50, 50]], 100, 100)], compat)["f1@0.5"] == 0.0
+    assert choice_accuracy(["A"], [parse_choice(reply)])["accuracy"] == 0.0
+    ev = event_verification(["yes", "no"], [parse_yes_no(reply), "no"], compat)
+    assert ev["sensitivity"] in (0.0, None)
+    gt = [box(0, 0), box(0, 0)]
+    assert track_scores(gt, parse_track(reply, 2), compat)["mean_iou"] == 0.0
+    seg = parse_segment(reply)
+    iou = temporal_ious([("v", [(0, 1)], seg, 100)], compat)[0]
+    if seg is None:
+        assert iou == (0.01 if compat == "vantage" else 0.0)     # unparsed: whole clip vs nothing
+    else:                                                       # two numbers read by the fallback
+        assert 0.0 <= iou <= 1.0

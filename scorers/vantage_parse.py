@@ -174,7 +174,7 @@ def parse_boxes(reply: Any) -> list[tuple[float, float, float, float]]:
     for v in _json_values(text):
         _collect_boxes(v, out)
     if out:
-        return out[:MAX_BOXES]
+        return out
     for m in _BOX_RE.finditer(text):
         nums = [_finite(g) for g in m.groups()]
         if all(x is not None for x in nums):

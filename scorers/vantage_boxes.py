@@ -113,7 +113,7 @@ def _coco_image(ious: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
     for ti, t in enumerate(thresholds):
         gt_used = np.zeros(n_g, bool)
         for d in range(n_d):
-            best = min(t, 1 - 1e-10)
+            best = t  # pycocotools: min(t, 1 - 1e-10); every threshold here is <= 0.95
             m = -1
             for g in range(n_g):
                 if gt_used[g] or ious[d, g] < best:
@@ -137,16 +137,14 @@ def coco_ap(images: Sequence[tuple[Sequence[Sequence[float]], Sequence[Sequence[
     if n_gt == 0:
         return {"ap": -1.0, "ap50": -1.0, "ap75": -1.0, "ar": -1.0}
     tps = [_coco_image(iou_matrix(list(p)[:max_dets], g), thresholds) for p, g in images]
-    tp = np.concatenate(tps, axis=1) if tps else np.zeros((len(thresholds), 0), bool)
+    tp = np.concatenate(tps, axis=1)
     precision = np.zeros((len(thresholds), len(COCO_RECALL_THRESHOLDS)))
     recall = np.zeros(len(thresholds))
-    for ti in range(len(thresholds)):
-        ctp = np.cumsum(tp[ti]).astype(float)
-        cfp = np.cumsum(~tp[ti]).astype(float)
-        if ctp.size == 0:
-            continue
+    for ti in range(len(thresholds) if tp.shape[1] else 0):
+        ctp = np.cumsum(tp[ti])
         rc = ctp / n_gt
-        pr = (ctp / (ctp + cfp + np.spacing(1))).tolist()
+        # pycocotools adds eps to the denominator (>= 1 here): a 1e-16 difference at most
+        pr = (ctp / np.arange(1, len(ctp) + 1)).tolist()
         recall[ti] = rc[-1]
         for i in range(len(pr) - 1, 0, -1):
             pr[i - 1] = max(pr[i - 1], pr[i])

@@ -6,7 +6,7 @@ code's licence forbids copying it). Per video, gold and predicted events sorted 
 order-preserving DP `D[i,j] = max(D[i-1,j], D[i,j-1], D[i-1,j-1] + S[i,j])`;
 `F_v = 2·D[m,n] / (n_pred + n_gold)`; SODA_c = mean over videos. Side metrics from the
 DP-matched pairs (backtrack prefers up, then left, then the diagonal, as np.argmax over
-[up, left, diag]; a pair needs S > 0): IoU-F1 and Sim-F1 (BERTScore-F1 when C is BERTScore)
+[up, left, diag], so a pair always has S > 0): IoU-F1 and Sim-F1 (BERTScore-F1 when C is BERTScore)
 as F-measures of their sums over the pairs, and the mean tIoU of all matched pairs pooled.
 
 compat: strict keeps a video with no parseable prediction (F = 0); vantage drops it
@@ -83,7 +83,7 @@ def rouge_l(gold: str, pred: str) -> float:
 def matrix(pair_fn: Callable[[str, str], float]) -> Similarity:
     """A pairwise similarity as a matrix function (rows gold, columns predictions)."""
     def sim(gold: Sequence[str], pred: Sequence[str]) -> np.ndarray:
-        return np.array([[pair_fn(g, p) for p in pred] for g in gold], float).reshape(len(gold), len(pred))
+        return np.array([[pair_fn(g, p) for p in pred] for g in gold]).reshape(len(gold), len(pred))
     return sim
 
 
@@ -107,7 +107,11 @@ def bertscore_similarity(model_dir: str | Path, num_layers: int) -> Similarity:
     Refuses (SimilarityUnavailable) when bert_score is not installed or the directory does not
     exist, so nothing is downloaded and no constant stands in for the score."""
     path = Path(model_dir)
-    if not path.is_dir():
+    try:
+        found = path.is_dir()
+    except OSError:  # e.g. a name longer than the file system allows
+        found = False
+    if not found:
         raise SimilarityUnavailable(f"BERTScore model directory {str(path)[:200]!r} does not exist")
     try:
         from bert_score import BERTScorer  # optional; never in the default install
@@ -116,12 +120,10 @@ def bertscore_similarity(model_dir: str | Path, num_layers: int) -> Similarity:
     scorer = BERTScorer(model_type=str(path), num_layers=int(num_layers), lang="en")
 
     def sim(gold: Sequence[str], pred: Sequence[str]) -> np.ndarray:
-        out = np.zeros((len(gold), len(pred)))
-        if not len(gold) or not len(pred):
-            return out
-        cands = [p for _ in gold for p in pred]
-        refs = [g for g in gold for _ in pred]
-        _p, _r, f = scorer.score(cands, refs)
+        if not gold or not pred:
+            return np.zeros((len(gold), len(pred)))
+        # every (gold, pred) pair, row-major: candidates = predictions, references = gold
+        _p, _r, f = scorer.score([p for _ in gold for p in pred], [g for g in gold for _ in pred])
         return np.asarray(f, float).reshape(len(gold), len(pred))
 
     return sim
@@ -141,9 +143,8 @@ def soda_dp(score: np.ndarray) -> tuple[float, list[tuple[int, int]]]:
     i, j = m, n
     while i > 0 and j > 0:
         k = move[i, j]
-        if k == 2:
-            if score[i - 1, j - 1] > 0:
-                pairs.append((i - 1, j - 1))
+        if k == 2:  # only when S > 0: with S = 0 the diagonal never beats `up` (D is monotone)
+            pairs.append((i - 1, j - 1))
             i, j = i - 1, j - 1
         elif k == 0:
             i -= 1
@@ -153,7 +154,7 @@ def soda_dp(score: np.ndarray) -> tuple[float, list[tuple[int, int]]]:
 
 
 def _fmeasure(total: float, n_pred: int, n_gold: int) -> float:
-    return 2 * total / (n_pred + n_gold) if n_pred + n_gold else 0.0
+    return 2 * total / (n_pred + n_gold)
 
 
 def video_scores(gold: Sequence[Event], pred: Sequence[Event] | None, similarity: Similarity) -> dict:
@@ -165,8 +166,8 @@ def video_scores(gold: Sequence[Event], pred: Sequence[Event] | None, similarity
         return {"soda_c": f, "iou_f1": f, "sim_f1": f, "matched_ious": []}
     if not p:
         return {"soda_c": 0.0, "iou_f1": 0.0, "sim_f1": 0.0, "matched_ious": []}
-    tiou = np.array([[segment_iou(a[:2], b[:2]) for b in p] for a in g], float)
-    c = np.nan_to_num(np.asarray(similarity([a[2] for a in g], [b[2] for b in p]), float), nan=0.0)
+    tiou = np.array([[segment_iou((a[0], a[1]), (b[0], b[1])) for b in p] for a in g])
+    c = np.nan_to_num(np.asarray(similarity([a[2] for a in g], [b[2] for b in p]), float))
     if c.shape != tiou.shape:
         raise ValueError(f"caption similarity returned shape {c.shape}, expected {tiou.shape}")
     c = np.clip(c, 0.0, 1.0)

@@ -4,6 +4,8 @@ similarities, and the refusal of a missing BERTScore/METEOR."""
 from __future__ import annotations
 
 import itertools
+import sys
+import types
 
 import numpy as np
 import pytest
@@ -68,8 +70,10 @@ def test_no_prediction_zero_in_strict_dropped_in_vantage():
     videos = [(GOLD, PRED), (GOLD, None)]
     s = dense_captioning(videos, "strict", SIM)
     assert s["soda_c"] == X(0.244, abs=1e-6) and (s["n_scored"], s["n_dropped"]) == (2, 0)
+    assert s["units"].tolist() == X([0.488, 0.0], abs=1e-6) and s["n_videos"] == 2
     v = dense_captioning(videos, "vantage", SIM)
     assert v["soda_c"] == X(0.488, abs=1e-6) and (v["n_scored"], v["n_dropped"]) == (1, 1)
+    assert v["units"].tolist() == X([0.488], abs=1e-6) and v["units"].dtype == float
     assert dense_captioning([(GOLD, [])], "vantage", SIM)["soda_c"] is None
     assert dense_captioning([(GOLD, [])], "strict", SIM)["soda_c"] == 0.0
     assert dense_captioning([(GOLD, [])], "strict", SIM)["miou_matched"] is None
@@ -84,8 +88,8 @@ def test_duplicate_prediction_lowers_precision_only():
 
 
 def test_empty_gold_and_similarity_cleaning():
-    assert video_scores([], [], SIM)["soda_c"] == 1.0
-    assert video_scores([], PRED, SIM)["soda_c"] == 0.0
+    assert video_scores([], [], SIM) == {"soda_c": 1.0, "iou_f1": 1.0, "sim_f1": 1.0, "matched_ious": []}
+    assert video_scores([], PRED, SIM) == {"soda_c": 0.0, "iou_f1": 0.0, "sim_f1": 0.0, "matched_ious": []}
     assert video_scores(GOLD, None, SIM) == {"soda_c": 0.0, "iou_f1": 0.0, "sim_f1": 0.0, "matched_ious": []}
     wild = lambda g, p: np.array([[np.nan, -1.0, 0.0], [0.0, 5.0, np.nan]])  # noqa: E731
     v = video_scores(GOLD, PRED, wild)   # NaN -> 0, clipped to [0, 1]: S = [[0, 0, 0], [0, .833333, 0]]
@@ -118,13 +122,78 @@ def test_offline_similarities():
 
 
 def test_missing_models_are_refused_never_a_constant(tmp_path):
-    with pytest.raises(SimilarityUnavailable, match="local model"):
+    with pytest.raises(SimilarityUnavailable) as e:
         get_similarity("bertscore")
-    with pytest.raises(SimilarityUnavailable, match="METEOR"):
+    assert str(e.value) == "BERTScore needs a local model: use bertscore_similarity(model_dir, num_layers)"
+    with pytest.raises(SimilarityUnavailable) as e:
         dense_captioning([(GOLD, PRED)], similarity="meteor")
-    with pytest.raises(ValueError, match="unknown"):
+    assert str(e.value) == "METEOR is not available: it needs Java and pycocoevalcap, not installed here"
+    with pytest.raises(ValueError, match="unknown caption similarity 'bleu'"):
         get_similarity("bleu")
+    missing = tmp_path / "no-such-model"
+    with pytest.raises(SimilarityUnavailable) as e:
+        bertscore_similarity(missing, 6)
+    assert str(e.value) == f"BERTScore model directory {str(missing)!r} does not exist"
+    deep = tmp_path / ("a" * 100) / ("b" * 100) / ("c" * 100)
+    with pytest.raises(SimilarityUnavailable) as e:
+        bertscore_similarity(deep, 6)
+    assert str(e.value) == f"BERTScore model directory {str(deep)[:200]!r} does not exist"
     with pytest.raises(SimilarityUnavailable, match="does not exist"):
-        bertscore_similarity(tmp_path / "no-such-model", 6)
-    with pytest.raises(SimilarityUnavailable, match="bert-score"):
-        bertscore_similarity(tmp_path, 6)   # the directory exists; the package is not installed here
+        bertscore_similarity(tmp_path / ("x" * 300), 6)   # too long for the file system: not an OSError
+    if "bert_score" not in sys.modules:
+        with pytest.raises(SimilarityUnavailable) as e:
+            bertscore_similarity(tmp_path, 6)   # the directory exists; the package is not installed here
+        assert str(e.value) == "BERTScore needs the bert-score package (and torch), not installed"
+
+
+class _FakeScorer:
+    """Stands in for bert_score.BERTScorer, which needs torch and a model this machine lacks:
+    F1 = token F1, so orientation and reshaping are checked against known values."""
+    made: list = []
+
+    def __init__(self, **kw):
+        _FakeScorer.made.append(kw)
+
+    def score(self, cands, refs):
+        self.calls = (list(cands), list(refs))
+        f = [token_f1(r, c) for c, r in zip(cands, refs)]
+        return [0.0] * len(f), [0.0] * len(f), f
+
+
+def test_bertscore_wiring_with_a_stand_in_package(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "bert_score", types.SimpleNamespace(BERTScorer=_FakeScorer))
+    _FakeScorer.made.clear()
+    sim = bertscore_similarity(tmp_path, "6")
+    assert _FakeScorer.made == [{"model_type": str(tmp_path), "num_layers": 6, "lang": "en"}]
+    m = sim(["a b", "c"], ["a", "c d", "x"])
+    assert m.shape == (2, 3) and np.allclose(m, [[2 / 3, 0, 0], [0, 2 / 3, 0]])
+    assert sim([], ["a"]).shape == (0, 1) and sim(["a"], []).shape == (1, 0)
+    v = video_scores(GOLD, PRED, sim)
+    assert v["soda_c"] == 0.0      # captions g0/g1 share no token with p0/p1/p2
+
+
+def test_lcs_against_brute_force():
+    rng = np.random.default_rng(3)
+    for _ in range(80):
+        a = list(rng.choice(list("abc"), int(rng.integers(0, 6))))
+        b = list(rng.choice(list("abc"), int(rng.integers(0, 6))))
+        best = 0
+        for k in range(min(len(a), len(b)), 0, -1):
+            subs = {tuple(c) for c in itertools.combinations(a, k)}
+            if any(tuple(c) in subs for c in itertools.combinations(b, k)):
+                best = k
+                break
+        expect = 0.0 if best == 0 else 2 * (best / len(a)) * (best / len(b)) / (best / len(a) + best / len(b))
+        assert rouge_l(" ".join(a), " ".join(b)) == X(expect), (a, b)
+
+
+def test_same_start_events_keep_their_order_in_the_dp():
+    same = matrix(lambda g, p: float(g == p))
+    gold = [(0, 10, "a"), (0, 4, "b")]
+    pred = [(0, 4, "b"), (0, 10, "a")]
+    # stable by start: rows (a, b), columns (b, a): the crossing pairs cannot both match
+    assert video_scores(gold, pred, same)["soda_c"] == X(2 * 1.0 / 4)
+    assert video_scores(gold, list(reversed(pred)), same)["soda_c"] == X(2 * 2.0 / 4)
+    # sorted by start, not by end: (5, 6) comes after (1, 9)
+    late = [(5, 6, "a"), (1, 9, "b")]
+    assert video_scores(late, [(1, 9, "b"), (5, 6, "a")], same)["soda_c"] == X(2 * (1 + 1) / 4)

@@ -38,34 +38,35 @@ def cell_seed(*names: str) -> int:
 
 def mean_statistic(values: Sequence[float]) -> Statistic:
     """Mean over the resampled units, NaN units (nothing scored) left out."""
-    v = np.asarray(values, float)
+    v = np.asarray(values)
 
     def f(idx: np.ndarray) -> float:
         x = v[idx]
         x = x[~np.isnan(x)]
-        return float(x.mean()) if x.size else float("nan")
+        return float(x.mean()) if x.size else np.nan
 
     return f
 
 
 def ev_statistic(truth_codes: Sequence[int], pred_codes: Sequence[int], compat: Compat = "strict") -> Statistic:
     """Macro-F1 recomputed on the resampled items (scorers.vantage_metrics codes)."""
-    t, p = np.asarray(truth_codes, int), np.asarray(pred_codes, int)
+    t, p = np.asarray(truth_codes), np.asarray(pred_codes)
+    check_compat(compat)
 
     def f(idx: np.ndarray) -> float:
         v = event_verification_from_codes(t[idx], p[idx], compat)["macro_f1"]
-        return float("nan") if v is None else v
+        return np.nan if v is None else v
 
     return f
 
 
 def objloc_statistic(units: np.ndarray, compat: Compat = "strict") -> Statistic:
-    """Micro F1@0.5 from per-image (TP, n_pred, n_gt) rows (`object_localization()["units"]`)."""
-    u = np.asarray(units, float).reshape(-1, 3)
+    """Micro F1@0.5 from per-image (TP, n_pred, n_gt) rows (`object_localization()["units"]`, shape (n, 3))."""
+    u = np.asarray(units)
     check_compat(compat)
 
     def f(idx: np.ndarray) -> float:
-        tp, n_pred, n_gt = u[idx].sum(axis=0) if len(idx) else (0.0, 0.0, 0.0)
+        tp, n_pred, n_gt = u[idx].sum(axis=0)
         return micro_f1(tp, n_pred, n_gt, compat)
 
     return f
@@ -78,18 +79,18 @@ def temporal_units(videos: Sequence, ious: Sequence[float]) -> np.ndarray:
         row = order.setdefault(vid, [0.0, 0])
         row[0] += float(x)
         row[1] += 1
-    return np.array(list(order.values()), float).reshape(-1, 2)
+    return np.array(list(order.values())).reshape(-1, 2)
 
 
 def temporal_statistic(units: np.ndarray, compat: Compat = "strict") -> Statistic:
     """mIoU over resampled videos: vantage the mean of per-video means, strict pooled queries."""
-    u = np.asarray(units, float).reshape(-1, 2)
+    u = np.asarray(units)
     check_compat(compat)
 
     def f(idx: np.ndarray) -> float:
         x = u[idx]
         if not len(x):
-            return float("nan")
+            return np.nan
         if compat == "vantage":
             return float(np.mean(x[:, 0] / x[:, 1]))
         return float(x[:, 0].sum() / x[:, 1].sum())
@@ -106,4 +107,6 @@ def bootstrap_ci(statistic: Statistic, n_units: int, n_resamples: int = N_RESAMP
 
 def half_width(ci: CI) -> float | None:
     """(high - low) / 2, the ± of Table 13."""
-    return None if ci.low is None or ci.high is None else (ci.high - ci.low) / 2
+    if ci.low is None:  # percentile_ci gives both ends or neither
+        return None
+    return (ci.high - ci.low) / 2

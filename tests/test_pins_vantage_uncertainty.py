@@ -2,6 +2,8 @@
 do not depend on the RNG (exact-enumeration oracle, constant data, unit sets)."""
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 import pytest
 
@@ -24,6 +26,7 @@ def test_cell_seed_is_stable_and_distinct():
     assert cell_seed("model", "vqa") != cell_seed("model", "event_verification")
     assert cell_seed("a", "bc") != cell_seed("ab", "c")
     assert cell_seed("x") == int.from_bytes(bytes.fromhex("2d711642"), "big")   # sha256("x")[:4]
+    assert cell_seed("a", "b") == int.from_bytes(hashlib.sha256(b"a/b").digest()[:4], "big")
     assert 0 <= cell_seed("model", "sot") < 2 ** 32
 
 
@@ -91,3 +94,34 @@ def test_sot_units_are_tracklets():
     r = single_object_tracking([(gt, [None, box(0), box(0)]), (gt, [None, None, None])], "vantage")
     f = mean_statistic(r["units"])
     assert f(np.arange(2)) == pytest.approx((1 + 1 / 21) / 2) and f(np.array([0])) == 1.0
+
+
+def test_seed_and_confidence_reach_the_bootstrap():
+    f = mean_statistic([0.0, 0.1, 0.5, 0.9, 1.0, 0.3, 0.7])
+    a, b = bootstrap_ci(f, 7, n_resamples=50, seed=1), bootstrap_ci(f, 7, n_resamples=50, seed=2)
+    assert (a.low, a.high) == (bootstrap_ci(f, 7, n_resamples=50, seed=1).low, bootstrap_ci(f, 7, n_resamples=50, seed=1).high)
+    assert (a.low, a.high) != (b.low, b.high)
+    assert bootstrap_ci(f, 7, n_resamples=50).low == bootstrap_ci(f, 7, n_resamples=50, seed=0).low
+    narrow = bootstrap_ci(f, 7, n_resamples=400, seed=1, confidence=0.5)
+    wide = bootstrap_ci(f, 7, n_resamples=400, seed=1)
+    assert narrow.confidence == 0.5 and wide.confidence == 0.95
+    assert half_width(narrow) < half_width(wide)
+    assert bootstrap_ci(f, 7, n_resamples=3).n_resamples == 3
+
+
+def test_defaults_are_strict():
+    y = ev_codes(["yes", "no", "no"])
+    p = ev_codes(["yes", None, "no"])
+    assert ev_statistic(y, p)(np.arange(3)) == pytest.approx(ev_statistic(y, p, "strict")(np.arange(3)))
+    assert ev_statistic(y, p)(np.arange(3)) != pytest.approx(ev_statistic(y, p, "vantage")(np.arange(3)))
+    u = np.array([[0.0, 0.0, 0.0]])
+    assert objloc_statistic(u)(np.array([0])) == 1.0
+    t = np.array([[1.0, 1.0], [0.0, 3.0]])
+    assert temporal_statistic(t)(np.arange(2)) == pytest.approx(0.25)
+    assert temporal_statistic(t, "vantage")(np.arange(2)) == pytest.approx(0.5)
+    with pytest.raises(ValueError):
+        ev_statistic(y, p, "x")
+    with pytest.raises(ValueError):
+        objloc_statistic(u, "x")
+    with pytest.raises(ValueError):
+        temporal_statistic(t, "x")

@@ -202,3 +202,24 @@ def test_choice_rule_three_and_the_last_letter():
     assert parse_choice("I'd pick B over D") == "B"
     assert parse_choice("A, B or C? C... no, D") == "D"
     assert parse_choice("the answer is B, but D") == "B"
+
+
+def test_boxes_inside_objects_are_walked_to_four_levels():
+    assert parse_boxes('{"people": [[1e0, 2, 3, 4]]}') == [(1.0, 2.0, 3.0, 4.0)]
+    assert parse_boxes('{"a": {"b": {"c": {"d": [1e0, 2, 3, 4]}}}}') == [(1.0, 2.0, 3.0, 4.0)]
+    assert parse_boxes('{"a": {"b": {"c": {"d": {"e": [1e0, 2, 3, 4]}}}}, "z": [5e0, 6, 7, 8]}') == \
+        [(5.0, 6.0, 7.0, 8.0)]
+
+
+def test_nan_anywhere_makes_the_json_unreadable():
+    assert parse_events('[{"start": 1, "end": 2, "caption": "c", "x": NaN}]') is None
+    assert parse_events('[{"start": 1, "end": 2, "caption": "c", "caption": "d"}]') is None   # duplicate key
+
+
+def test_segment_fallback_needs_exactly_the_first_two_numbers_and_lists_use_their_first_item():
+    assert parse_segment("from 3 to 9 of a 20 s clip") == (3.0, 9.0)
+    assert parse_segment('[{"end": 9, "start": 3}]') == (3.0, 9.0)      # the text order would be (9, 3)
+
+
+def test_only_the_given_letters_are_options():
+    assert parse_choice("X") is None and parse_choice("Answer: X") is None

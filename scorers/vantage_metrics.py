@@ -61,7 +61,7 @@ def _ratio(num: float, den: float) -> float | None:
 
 def ev_codes(labels: Sequence[str | None]) -> np.ndarray:
     """'yes' -> 1, 'no' -> 0, anything else (unparseable) -> -1."""
-    return np.array([YES if v == "yes" else NO if v == "no" else INVALID for v in labels], int)
+    return np.array([YES if v == "yes" else NO if v == "no" else INVALID for v in labels])
 
 
 def _f1(t: np.ndarray, p: np.ndarray, c: int) -> float:
@@ -77,7 +77,7 @@ def event_verification_from_codes(truth: np.ndarray, pred: np.ndarray, compat: C
     vantage: rows with an invalid answer dropped, macro over the labels present (sklearn's
     classification_report without `labels=`). A per-class F1 with no support is 0."""
     check_compat(compat)
-    t, p = np.asarray(truth, int), np.asarray(pred, int)
+    t, p = np.asarray(truth), np.asarray(pred)
     n_items, n_invalid = len(t), int(np.sum(p == INVALID))
     if compat == "vantage":
         keep = p != INVALID
@@ -146,7 +146,7 @@ def referring_iou(pred_boxes: Sequence[Sequence[float]], gt_boxes: Sequence[Sequ
 
 def referring_expressions(ious: Sequence[float]) -> dict:
     """mIoU and Acc@t (IoU >= t) over all expressions."""
-    v = np.asarray(ious, float)
+    v = np.asarray(ious)
     out = {"miou": float(v.mean()) if v.size else None, "n_items": int(v.size)}
     for t in REFEX_THRESHOLDS:
         out[f"acc@{t}"] = float(np.mean(v >= t)) if v.size else None
@@ -177,13 +177,11 @@ def objloc_image(pred_boxes: Sequence[Sequence[float]], gt_boxes: Sequence[Seque
 
 
 def micro_f1(tp: float, n_pred: float, n_gt: float, compat: Compat) -> float:
-    """vantage: F1 from P = TP/n_pred and R = TP/n_gt, each 0 when undefined; strict:
-    2TP/(n_pred + n_gt), 1 when there is neither a prediction nor a GT box."""
-    if compat == "vantage":
-        p = tp / n_pred if n_pred else 0.0
-        r = tp / n_gt if n_gt else 0.0
-        return 2 * p * r / (p + r) if p + r else 0.0
-    return 2 * tp / (n_pred + n_gt) if n_pred + n_gt else 1.0
+    """2TP / (n_pred + n_gt). With neither a prediction nor a GT box: strict 1, vantage 0 (the
+    harness's 2PR/(P+R) with P, R = 0 when undefined, which equals 2TP/(n_pred + n_gt) otherwise)."""
+    if n_pred + n_gt == 0:
+        return 0.0 if compat == "vantage" else 1.0
+    return 2 * tp / (n_pred + n_gt)
 
 
 def object_localization(images: Sequence[tuple], compat: Compat = "strict", min_area: float = 0.0,
@@ -203,7 +201,7 @@ def object_localization(images: Sequence[tuple], compat: Compat = "strict", min_
             "f1_by_threshold": f1, "f1_mean": float(np.mean(list(f1.values()))),
             "coco_ap": ap["ap"], "coco_ap50": ap["ap50"], "coco_ap75": ap["ap75"], "coco_ar": ap["ar"],
             "n_images": len(per), "n_pred": n_pred, "n_gt": n_gt,
-            "units": np.array([[x["tp"][0.5], x["n_pred"], x["n_gt"]] for x in per], float).reshape(-1, 3)}
+            "units": np.array([[x["tp"][0.5], x["n_pred"], x["n_gt"]] for x in per]).reshape(-1, 3)}
 
 
 # ---------------------------------------------------------------- Temporal Localization
@@ -230,7 +228,7 @@ def temporal_ious(items: Sequence[tuple], compat: Compat = "strict") -> list[flo
 def temporal_from_ious(videos: Sequence, ious: Sequence[float], compat: Compat = "strict") -> dict:
     """mIoU and R@t (IoU >= t): strict mean over queries, vantage mean of per-video means."""
     check_compat(compat)
-    v = np.asarray(ious, float)
+    v = np.asarray(ious)
     groups: dict = {}
     for vid, x in zip(videos, v):
         groups.setdefault(vid, []).append(x)
@@ -307,7 +305,7 @@ def track_scores(gt: Sequence, pred: Sequence, compat: Compat = "strict") -> dic
     target absent). AUC over τ in linspace(0,1,21): vantage `>=`, strict `>`."""
     check_compat(compat)
     rows = track_frames(gt, pred)
-    ious = np.array([r[1] for r in rows], float)
+    ious = np.array([r[1] for r in rows])
     if not ious.size:
         return {"auc": None, "mean_iou": None, "p@0.5": None, "freeze_rate": None, "n_eval": 0, "n_null": 0}
     hit = ious[:, None] >= SOT_THRESHOLDS if compat == "vantage" else ious[:, None] > SOT_THRESHOLDS
@@ -327,4 +325,4 @@ def single_object_tracking(tracks: Sequence[tuple[Sequence, Sequence]], compat: 
 
     return {"auc": mean("auc"), "mean_iou": mean("mean_iou"), "p@0.5": mean("p@0.5"),
             "freeze_rate": mean("freeze_rate"), "n_tracklets": len(per), "n_scored": len(scored),
-            "units": np.array([x["auc"] if x["auc"] is not None else np.nan for x in per], float)}
+            "units": np.array([x["auc"] if x["auc"] is not None else np.nan for x in per])}

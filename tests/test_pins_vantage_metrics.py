@@ -82,10 +82,13 @@ def test_ev_labels_present_vs_pinned():
 
 def test_ev_inputs_checked():
     assert ev_codes(["yes", "no", None, "Yes", "maybe"]).tolist() == [1, 0, -1, -1, -1]
-    with pytest.raises(ValueError, match="truth"):
+    with pytest.raises(ValueError) as e:
         event_verification(["yes", "maybe"], ["yes", "no"])
-    with pytest.raises(ValueError, match="length"):
+    assert str(e.value) == "Event Verification truth must be 'yes' or 'no'"
+    with pytest.raises(ValueError) as e:
         event_verification(["yes"], ["yes", "no"])
+    assert str(e.value) == "truth and answers differ in length"
+    assert ev_codes([]).tolist() == []
     assert event_verification(["yes"], ["yes"])["macro_f1"] == 0.5   # default is strict
 
 
@@ -96,8 +99,9 @@ def test_choice_accuracy_counts_unparsed_as_wrong():
     assert r == {"accuracy": 0.5, "n_items": 4, "n_invalid": 1}
     assert choice_accuracy([], [])["accuracy"] is None
     assert choice_accuracy(["A"], [None])["accuracy"] == 0.0
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError) as e:
         choice_accuracy(["A"], [])
+    assert str(e.value) == "truth and answers differ in length"
 
 
 # ---------------------------------------------------------------- Referring Expressions (§3, metrics.md §5)
@@ -423,3 +427,37 @@ def test_garbage_replies_score_as_wrong_end_to_end(reply, compat):
         assert iou == (0.01 if compat == "vantage" else 0.0)     # unparsed: whole clip vs nothing
     else:                                                       # two numbers read by the fallback
         assert 0.0 <= iou <= 1.0
+
+
+def test_defaults_are_strict_and_keep_every_box():
+    gt = [[200, 100, 400, 300]]
+    two = [[100, 100, 200, 300], [500, 500, 600, 600]]
+    assert referring_iou(two[::-1], gt, 2000, 1000) == 0.0                   # strict: first box only
+    assert referring_iou([], [], 2000, 1000) == 1.0
+    a = [[50, 0, 150, 100], [70, 0, 170, 100]]
+    p = [[55, 0, 155, 100], [20, 0, 120, 100]]
+    assert objloc_image(p, a, 1000, 1000)["tp"][0.5] == 2                     # Hungarian
+    assert object_localization([(p, a, 1000, 1000)])["f1@0.5"] == 1.0
+    tiny = [[0, 0, 0.5, 0.5]]                                               # 0.25 px²: kept by default
+    assert objloc_image(tiny, tiny, 1000, 1000)["n_pred"] == 1
+    assert object_localization([(tiny, tiny, 1000, 1000)])["n_gt"] == 1
+    assert temporal_ious(TL) == X([0.714286, 0.5, 0.0, 0.0], abs=1e-6)
+    assert temporal_localization(TL)["miou"] == X(0.303571, abs=1e-6)
+    assert temporal_from_ious(["v1", "v1", "v1", "v2"], [0.714286, 0.5, 0.0, 0.0])["miou"] == X(0.303571, abs=1e-6)
+    assert track_scores(GT, PRED)["auc"] == X(0.563492, abs=1e-6)
+    assert single_object_tracking([(GT, PRED)])["auc"] == X(0.563492, abs=1e-6)
+
+
+def test_coco_max_dets_default_100_and_passed_through():
+    gts = [[float(i % 20) * 45, float(i // 20) * 45, float(i % 20) * 45 + 40, float(i // 20) * 45 + 40]
+           for i in range(101)]
+    assert object_localization([(gts, gts, 1000, 1000)])["coco_ar"] == X(100 / 101)
+    assert object_localization([(gts, gts, 1000, 1000)], max_dets=300)["coco_ar"] == X(1.0)
+    assert object_localization([(gts, gts, 1000, 1000)], max_dets=300)["f1@0.5"] == 1.0
+
+
+def test_empty_tracklet_result_and_unit_types():
+    assert track_scores([box(0, 0), None], [None, None]) == {"auc": None, "mean_iou": None, "p@0.5": None,
+                                                              "freeze_rate": None, "n_eval": 0, "n_null": 0}
+    r = single_object_tracking([(GT, PRED), ([box(0, 0), None], [None, None])], "vantage")
+    assert r["units"].dtype == float

@@ -52,8 +52,7 @@ def iou_matrix(preds: Sequence[Sequence[float]], gts: Sequence[Sequence[float]])
     iy = np.maximum(0.0, np.minimum(p[..., 3], g[..., 3]) - np.maximum(p[..., 1], g[..., 1]))
     inter = ix * iy
     union = (p[..., 2] - p[..., 0]) * (p[..., 3] - p[..., 1]) + (g[..., 2] - g[..., 0]) * (g[..., 3] - g[..., 1]) - inter
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(union > 0, inter / np.where(union > 0, union, 1.0), 0.0)
+    return np.where(union > 0, inter / np.where(union > 0, union, 1.0), 0.0)
 
 
 def segment_iou(a: Sequence[float], b: Sequence[float]) -> float:

@@ -165,3 +165,16 @@ def test_greedy_skips_used_and_zero_iou_gts():
     assert greedy_matches(m, 0.5) == [0, -1, 1]       # row 2: GT 0 used, GT 1 next best
     assert greedy_matches(np.array([[0.0, 0.0]]), 0.0) == [-1]
     assert greedy_matches(np.array([[0.2, 0.1]]), 0.0) == [0]
+
+
+def test_tiny_boxes_and_the_exact_threshold_in_hungarian():
+    assert box_iou([0, 0, 0.5, 0.5], [0, 0, 0.5, 0.5]) == 1.0          # a union below 1 px² is still a union
+    assert iou_matrix([[0, 0, 0.5, 0.5]], [[0, 0, 0.5, 0.5]]).tolist() == [[1.0]]
+    # a pair exactly at the threshold must weigh as a match, or the solver trades it away
+    assert hungarian_matches(np.array([[0.5, 0.95], [0.0, 0.9]]), 0.5) == [0, 1]
+
+
+def test_coco_default_max_dets_is_100():
+    gts = [[float(i % 20) * 45, float(i // 20) * 45, float(i % 20) * 45 + 40, float(i // 20) * 45 + 40]
+           for i in range(101)]
+    assert coco_ap([(gts, gts)])["ar"] == pytest.approx(100 / 101)

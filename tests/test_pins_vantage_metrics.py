@@ -461,3 +461,9 @@ def test_empty_tracklet_result_and_unit_types():
                                                               "freeze_rate": None, "n_eval": 0, "n_null": 0}
     r = single_object_tracking([(GT, PRED), ([box(0, 0), None], [None, None])], "vantage")
     assert r["units"].dtype == float
+
+
+def test_codes_default_is_strict():
+    from scorers.vantage_metrics import event_verification_from_codes
+    t, p = ev_codes(Y), ev_codes(P_INVALID)
+    assert event_verification_from_codes(t, p)["macro_f1"] == X(0.660714, abs=1e-6)

@@ -178,3 +178,8 @@ def test_coco_default_max_dets_is_100():
     gts = [[float(i % 20) * 45, float(i // 20) * 45, float(i % 20) * 45 + 40, float(i // 20) * 45 + 40]
            for i in range(101)]
     assert coco_ap([(gts, gts)])["ar"] == pytest.approx(100 / 101)
+
+
+def test_boxes_entirely_off_the_image_clip_to_zero_size():
+    assert scale_box([-100, -100, -50, -50], 1000, 1000) == (0.0, 0.0, 0.0, 0.0)
+    assert not valid_box(scale_box([-100, -100, -50, -50], 1000, 1000))

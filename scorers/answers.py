@@ -176,12 +176,21 @@ def _read_object(obj: Any, keys: list[KeySpec]) -> ParsedAnswer:
     return ParsedAnswer(in_grammar=not errors, adequate=adequate, fields=fields, errors=errors)
 
 
+def strict_decoder(text: str) -> json.JSONDecoder | None:
+    """A decoder refusing NaN/Infinity and duplicate keys, for scanning `text` value by value;
+    None when `text` nests deeper than MAX_DEPTH (decoding it could exhaust the stack). Shared
+    by every reply parser so that all of them read model output by the same strict rules."""
+    if not _depth_ok(text):
+        return None
+    return json.JSONDecoder(parse_constant=_no_constants, object_pairs_hook=_no_duplicates)
+
+
 def _first_object(text: str) -> dict | None:
     """The object at the first '{' where one decodes (lenient reading); None if none does
     (nothing reports why: the strict parse's error is the one recorded)."""
-    if not _depth_ok(text):
+    dec = strict_decoder(text)
+    if dec is None:
         return None
-    dec = json.JSONDecoder(parse_constant=_no_constants, object_pairs_hook=_no_duplicates)
     start = text.find("{")
     tries = 0
     while start != -1 and tries < 64:

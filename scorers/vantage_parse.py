@@ -13,12 +13,11 @@ non-finite numbers are refused; at most `MAX_BOXES` boxes and `MAX_EVENTS` event
 """
 from __future__ import annotations
 
-import json
 import math
 import re
 from typing import Any
 
-from scorers.answers import MAX_REPLY_CHARS, _depth_ok, _no_constants, _no_duplicates
+from scorers.answers import MAX_REPLY_CHARS, strict_decoder
 
 MAX_BOXES = 1000   # Object Localization crowds reach 100+ boxes (§4); more is spray
 MAX_EVENTS = 200   # DVC: 6.9 events per video on average (§6)
@@ -64,9 +63,9 @@ def _json_values(text: str) -> list[Any]:
     """Decoded JSON values: the whole text when it is JSON, else each value starting at a
     `[` or `{` that decodes (in order, non-overlapping; after MAX_JSON_TRIES failed starts
     the search stops, so a failing decode, which may scan the rest of the text, is bounded)."""
-    if not _depth_ok(text):
+    dec = strict_decoder(text)
+    if dec is None:
         return []
-    dec = json.JSONDecoder(parse_constant=_no_constants, object_pairs_hook=_no_duplicates)
     s = text.strip()
     try:
         return [dec.decode(s)]

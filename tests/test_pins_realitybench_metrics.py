@@ -197,3 +197,127 @@ def test_score_returns_dump_and_warnings():
     assert w == ["/x/good.jsonl: 1 id(s) not in the dataset ignored (e.g. zz)"]
     assert d["top_group"]["f1"] == {"leader": "good", "members": ["good"]}
     assert d["paired_differences"] == {"f1": {}, "doc_score": {}}
+
+
+# --- pins added for the live mutation run's survivors (issue 16) ---
+
+def test_none_maps_nan_and_none_to_none():
+    assert rm._none(None) is None
+    assert rm._none(float("nan")) is None
+    v = rm._none(1)
+    assert v == 1.0 and isinstance(v, float)
+    assert rm._none(0.25) == 0.25
+
+
+def test_cost_frontier_equal_score_at_higher_cost_is_not_on_the_frontier():
+    # (2.0, 0.5) is not strictly better than the cheaper (1.0, 0.5): off the frontier
+    assert rm.cost_frontier([(2.0, 0.5), (1.0, 0.5)]) == [(1.0, 0.5)]
+    assert rm.cost_frontier([(1.0, 0.5), (2.0, 0.5000001)]) == [(1.0, 0.5), (2.0, 0.5000001)]
+
+
+def test_cost_thinking_not_derivable_note():
+    prices = {"m": Price(input=1.0, output=2.0, per_tokens=100, source="s")}
+    u = {"a": Usage(prompt_tokens=100, output_tokens=10),
+         "b": Usage(prompt_tokens=300, output_tokens=50, single_count=True)}
+    tail = "thinking not derivable for 1 of 2 frames (one output count; score --reply-tokenizer splits it)"
+    alone = rm._cost(preds("m", {}, usage=u), ["a", "b"], prices)
+    assert alone["note"] == tail
+    both = rm._cost(preds("m", {}, usage=u), ["a", "b", "c"], prices)
+    assert both["note"] == "usage recorded for 2 of 3 frames; cost covers those only; " + tail
+
+
+def test_defaults_and_settings_strings():
+    r = rm.score_result(ITEMS, [preds("good", GOOD)], {})
+    s = r.metrics.model_dump()["settings"]
+    assert s == {"seed": 0, "confidence": 0.95, "n_resamples_ci": 1000, "n_resamples_paired": 2000,
+                 "bootstrap": "stratified: random frames together, each environment's positive stratum apart",
+                 "prices": "", "grading": "strict parse (App. C); missing or malformed reply = wrong"}
+    assert r.metrics.model_dump()["dataset"]["path"] == ""
+    d, _ = rm.score(ITEMS, [preds("good", GOOD)], {})
+    assert (d["settings"]["seed"], d["settings"]["n_resamples_ci"], d["settings"]["n_resamples_paired"]) == (0, 1000,
+                                                                                                            2000)
+    assert d["settings"]["prices"] == "" and d["dataset"]["path"] == ""
+    d2, _ = rm.score(ITEMS, [preds("good", GOOD)], {}, seed=4, n_ci=6, n_paired=8)
+    assert (d2["settings"]["seed"], d2["settings"]["n_resamples_ci"], d2["settings"]["n_resamples_paired"]) == (4, 6, 8)
+    # the seed reaches the stream: seed 4's interval is stratified_bootstrap(seed=4)'s
+    in_set = [x for x in ITEMS if not x.gray and x.scorer_verdict != "unscored"]
+    strata = g.bootstrap_strata(g.always_accept_grades(in_set))
+    gg = [g.grade_item(x, GOOD.get(x.id)) for x in in_set]
+    ci = stratified_bootstrap(g.statistic(gg, "doc_score"), strata, n_resamples=6, seed=4)
+    got = d2["models"]["good"]["metrics"]["doc_score"]
+    assert (got["low"], got["high"]) == (pytest.approx(ci.low), pytest.approx(ci.high))
+
+
+def test_prediction_lists_keep_twenty_ids():
+    items = [it(f"f{i:02d}") for i in range(22)]
+    unknown = {f"u{i:02d}": reply(True) for i in range(22)}
+    dups = [f"f{i:02d}" for i in range(22)] * 2
+    p = preds("m", unknown, path="/p/m.jsonl", duplicate_ids=dups, unreadable_lines=list(range(1, 23)))
+    info = rm.score_result(items, [p], {}, n_ci=3, n_paired=3).metrics.model_dump()["models"]["m"]["predictions"]
+    assert info["file"] == "/p/m.jsonl"
+    assert info["missing"] == 22 and info["missing_ids"] == [f"f{i:02d}" for i in range(20)]
+    assert info["unknown"] == 22 and info["unknown_ids"] == [f"u{i:02d}" for i in range(20)]
+    assert info["n_duplicates"] == 44 and info["duplicate_ids"] == [f"f{i:02d}" for i in range(20)]
+    assert info["n_unreadable_lines"] == 22 and info["unreadable_lines"] == list(range(1, 21))
+
+
+def test_cut_by_cap_and_thinking_errors_in_set_only():
+    p = preds("m", GOOD, path="/c/m.jsonl", cut_by_cap={"a", "c", "zz", "u"}, model_names=["m"],
+              thinking_errors=["b: count 3: below the reply's 5 tokens", "zz: not in the data set", "u: unscored",
+                               "d: the reply is not text, so its tokens cannot be counted"],
+              invalid_utf8_lines=[2, 3, 4, 5, 6, 7])
+    r = rm.score_result(ITEMS, [p], {}, n_ci=3, n_paired=3)
+    info = r.metrics.model_dump()["models"]["m"]["predictions"]
+    assert info["replies_cut_by_cap"] == 2          # a and c; zz is unknown, u is unscored
+    assert info["thinking_errors"] == ["b: count 3: below the reply's 5 tokens",
+                                       "d: the reply is not text, so its tokens cannot be counted"]
+    assert r.warnings == [
+        "/c/m.jsonl: 2 reply(ies) cut by the output cap (finish_reason \"length\"; scored as given: "
+        "raise --max-tokens to avoid it)",
+        "/c/m.jsonl: thinking not derived for b: count 3: below the reply's 5 tokens",
+        "/c/m.jsonl: thinking not derived for d: the reply is not text, so its tokens cannot be counted",
+        "/c/m.jsonl: 1 id(s) not in the dataset ignored (e.g. zz)",
+        "/c/m.jsonl: 6 line(s) with invalid UTF-8, read with U+FFFD (line 2, 3, 4, 5, 6)"]
+
+
+def test_empty_set_has_no_lenient_fraction():
+    items = [it("a", gray=True), it("u", "unscored")]
+    m = rm.score_result(items, [preds("m", {"a": reply(True)})], {}, n_ci=3, n_paired=3).metrics.model_dump()
+    assert m["models"]["m"]["lenient_in_grammar"] is None
+    assert m["dataset"]["in_set"] == 0
+
+
+def test_identical_models_interval_is_zero_and_does_not_exclude_it():
+    # every resample gives the same value to both: the difference is 0 on all of them, low = high = 0
+    m = rm.score_result(ITEMS, [preds("good", GOOD), preds("twin", dict(GOOD))], {}, n_ci=20,
+                        n_paired=30).metrics.model_dump()
+    for metric in ("f1", "doc_score"):
+        d = m["paired_differences"][metric]["good - twin"]
+        assert (d["estimate"], d["low"], d["high"]) == (0.0, 0.0, 0.0)
+        assert d["excludes_zero"] is False
+        assert m["top_group"][metric] == {"leader": "good", "members": ["good", "twin"]}
+
+
+def test_undefined_f1_gives_no_difference():
+    # "no" says inadequate to every frame: no random frame accepted, precision and so F1 undefined (None)
+    no = {i: reply(False) for i in "abcde"}
+    m = rm.score_result(ITEMS, [preds("good", GOOD), preds("no", no)], {}, n_ci=20,
+                        n_paired=30).metrics.model_dump()
+    assert m["models"]["no"]["metrics"]["f1"]["estimate"] is None
+    d = m["paired_differences"]["f1"]["good - no"]
+    assert d["estimate"] is None and d["low"] is None and d["high"] is None and d["n_undefined"] == 30
+    assert d["excludes_zero"] is False
+    d2 = m["paired_differences"]["f1"]
+    m2 = rm.score_result(ITEMS, [preds("no", no), preds("good", GOOD)], {}, n_ci=5,
+                         n_paired=5).metrics.model_dump()
+    assert m2["paired_differences"]["f1"]["no - good"]["estimate"] is None
+    assert d2 and m["top_group"]["f1"] == {"leader": "good", "members": ["good"]}
+
+
+def test_environment_acceptability_counts_per_env():
+    items = [it("a"), it("b", env="car_plate"), it("c", env="car_plate")]
+    items[2] = items[2].model_copy(update={"acceptability_scored": False})
+    m = rm.score_result(items, [preds("m", {"a": reply(True)})], {}, n_ci=3, n_paired=3).metrics.model_dump()
+    envs = m["dataset"]["environments"]
+    assert envs["tape_gap"]["acceptability_scored"] == 1 and envs["tape_gap"]["in_set"] == 1
+    assert envs["car_plate"]["acceptability_scored"] == 1 and envs["car_plate"]["in_set"] == 2

@@ -533,3 +533,179 @@ def test_insert_marker_takes_the_floor_id_the_ray_hits():
     insert_required(rc, POSE, [1, 4], (0.5, 0.0, 0.0), ms, snap_m=0.0, clear_px=0.0, min_spacing_px=1.0)
     insert_required(rc, POSE, [1, 4], (-0.5, 0.0, 0.0), ms, snap_m=0.0, clear_px=0.0, min_spacing_px=1.0)
     assert [m.object_id for m in ms] == [4, 1]
+
+
+# ------------------------------------------------------------------ side camera, defaults and bounds
+#
+# A second camera off the origin, C = (1, 2, 2), looking along world +x: image x is world -y, image y is
+# world -z; W x H = 160 x 120, f = 256, principal point (79.5, 59.5). A point at depth dx = x - 1 shows at
+# u = 79.5 - 256 (y - 2) / dx, v = 59.5 - 256 (z - 2) / dx. With the default margin 16 px the pool grid's
+# cells start at 15.5 + 8k: 16 columns (15.5 .. 135.5 < 143.5) by 11 rows (15.5 .. 95.5 < 103.5).
+
+SW, SH, SF = 160, 120, 256.0
+SC = np.array([1.0, 2.0, 2.0])
+
+
+def side_pose() -> CameraPose:
+    T = np.eye(4)
+    T[:3, 0], T[:3, 1], T[:3, 2], T[:3, 3] = (0, -1, 0), (0, 0, -1), (1, 0, 0), SC
+    lens = PhoneLens(name="main", focal_mm=6.0, sensor_width_mm=8.0, sensor_height_mm=6.0,
+                     fnumber=1.8, equiv_focal_mm=26.0)
+    K = [[SF, 0.0, (SW - 1) / 2], [0.0, SF, (SH - 1) / 2], [0.0, 0.0, 1.0]]
+    return CameraPose(width=SW, height=SH, K=K, cam_to_world=T.tolist(), orientation="landscape",
+                      lens=lens, sensor_width_mm=8.0, focus_mode="pinhole", focus_distance_m=None,
+                      shutter_s=0.01)
+
+
+def wall_x(x, y0, y1, z0=-5.0, z1=10.0) -> trimesh.Trimesh:
+    v = np.array([[x, y0, z0], [x, y1, z0], [x, y1, z1], [x, y0, z1]], float)
+    return trimesh.Trimesh(v, [[0, 1, 2], [0, 2, 3]], process=False)
+
+
+SIDE = side_pose()
+# a wall 6 m ahead fills the frame: y in 2 -+ 1.875, z in 2 -+ 1.41 (all >= 0.59 m), floor distance <= 6.3 m
+RC_WALL = Raycaster(SceneMesh.from_trimesh_parts([(2, "wall", wall_x(7.0, -20.0, 20.0))]))
+# a wall 7.8 m ahead: floor distance hypot(7.8, y - 2) runs from 7.8 (centre) to 8.17 (edges), 8 m at |y - 2| = 1.78
+RC_FAR = Raycaster(SceneMesh.from_trimesh_parts([(2, "wall", wall_x(8.8, -20.0, 20.0))]))
+# the 6 m wall behind a screen (id 5) 5 m ahead covering y < 2, i.e. the image right of u = 79.5
+RC_EDGE = Raycaster(SceneMesh.from_trimesh_parts([(2, "wall", wall_x(7.0, -20.0, 20.0)),
+                                                  (5, "screen", wall_x(6.0, -20.0, 2.0))]))
+
+
+def floor_dist(xyz):
+    return np.hypot(xyz[:, 0] - SC[0], xyz[:, 1] - SC[1])
+
+
+def test_surface_pool_defaults_grid_margin_and_height():
+    # defaults: step 8, margin 16, min height 0.10 (every wall point is >= 0.59 m up), one point per cell
+    pool = visible_surface_pool(RC_WALL, SIDE, [2], np.random.default_rng(0))
+    us, vs = 15.5 + 8.0 * np.arange(16), 15.5 + 8.0 * np.arange(11)
+    base = np.array([(u, v) for v in vs for u in us])
+    assert len(pool) == 176
+    off = pool.uv - base
+    assert (off >= 0).all() and (off < 8.0).all()
+    assert pool.object_id.dtype == np.int64 and set(pool.object_id.tolist()) == {2}
+    assert np.allclose(pool.xyz[:, 0], 7.0) and pool.xyz[:, 2].min() < 1.0
+    # the hit point is where the pixel's ray meets the wall (u = 79.5 - 256 (y - 2) / 6)
+    assert np.allclose(pool.uv[:, 0], 79.5 - SF * (pool.xyz[:, 1] - 2.0) / 6.0, atol=1e-6)
+    assert np.allclose(pool.uv[:, 1], 59.5 - SF * (pool.xyz[:, 2] - 2.0) / 6.0, atol=1e-6)
+
+
+def test_surface_pool_default_distance_is_8m_from_the_camera_on_the_floor_plane():
+    full = visible_surface_pool(RC_FAR, SIDE, [2], np.random.default_rng(4), max_distance_m=100.0)
+    r = floor_dist(full.xyz)
+    assert (r > 8.0).any() and (r <= 8.0).any() and r.max() < 9.0
+    near = visible_surface_pool(RC_FAR, SIDE, [2], np.random.default_rng(4))
+    assert np.array_equal(near.uv, full.uv[r <= 8.0])
+    cut = visible_surface_pool(RC_FAR, SIDE, [2], np.random.default_rng(4), max_distance_m=7.9)
+    assert np.array_equal(cut.uv, full.uv[r <= 7.9])
+
+
+def test_surface_pool_distance_and_height_bounds_are_inclusive():
+    full = visible_surface_pool(RC_FAR, SIDE, [2], np.random.default_rng(5), max_distance_m=100.0,
+                                min_height_m=-100.0)
+    r, z = floor_dist(full.xyz), full.xyz[:, 2]
+    k = int(np.argmax(r))
+    assert len(visible_surface_pool(RC_FAR, SIDE, [2], np.random.default_rng(5), max_distance_m=float(r[k]),
+                                    min_height_m=-100.0)) == len(full)
+    assert len(visible_surface_pool(RC_FAR, SIDE, [2], np.random.default_rng(5),
+                                    max_distance_m=float(np.nextafter(r[k], 0)), min_height_m=-100.0)) == len(full) - 1
+    j = int(np.argmin(z))
+    assert len(visible_surface_pool(RC_FAR, SIDE, [2], np.random.default_rng(5), max_distance_m=100.0,
+                                    min_height_m=float(z[j]))) == len(full)
+    assert len(visible_surface_pool(RC_FAR, SIDE, [2], np.random.default_rng(5), max_distance_m=100.0,
+                                    min_height_m=float(np.nextafter(z[j], 10)))) < len(full)
+
+
+def test_surface_pool_default_disc_is_3px():
+    # the screen's edge is at u = 79.5; a wall point's disc (rounded centre, 8 points at 3 px) misses the
+    # screen iff u + 3 <= 79.5. Over several seeds some kept points lie 3..4 px from the edge.
+    band = 0
+    for seed in range(6):
+        bare = visible_surface_pool(RC_EDGE, SIDE, [2], np.random.default_rng(seed), clear_px=0.0)
+        disc = visible_surface_pool(RC_EDGE, SIDE, [2], np.random.default_rng(seed))
+        u = bare.uv[:, 0]
+        assert (u < 79.5).all()  # the screen hides the wall right of its edge
+        assert np.array_equal(disc.uv, bare.uv[u <= 76.5])
+        band += int(((u > 75.5) & (u <= 76.5)).sum())
+    assert band > 0
+
+
+@pytest.mark.parametrize("fn, ids, msg", [(visible_floor_pool, [1], "step_px must be positive"),
+                                          (visible_surface_pool, [2], "step_px must be positive")])
+def test_pool_step_message_is_exact(fn, ids, msg):
+    with pytest.raises(ValueError, match=f"^{msg}$"):
+        fn(RC_FLOOR, POSE, ids, np.random.default_rng(0), step_px=0.0)
+
+
+def test_surface_negatives_one_pick_one_point_pool_and_exact_message():
+    pool = hand_pool([[10.0, 10.0], [50.0, 30.0]], ids=[2, 3])
+    got = sample_surface_negatives(RC_FLOOR, POSE, np.random.default_rng(0), obstacle_ids=[2, 3], n=1, pool=pool)
+    assert len(got) == 1 and got[0].kind == "surface"
+    one = hand_pool([[20.0, 20.0]], ids=[2])
+    got = sample_surface_negatives(RC_FLOOR, POSE, np.random.default_rng(0), obstacle_ids=[2], n=5, pool=one)
+    assert [(m.pixel, m.object_id) for m in got] == [((20.0, 20.0), 2)]
+    with pytest.raises(ValueError, match=r"^n must be >= 0$"):
+        sample_surface_negatives(RC_FLOOR, POSE, np.random.default_rng(0), obstacle_ids=[2], n=-1, pool=one)
+
+
+def test_surface_negatives_with_nothing_to_do_draw_nothing_from_the_rng():
+    # n = 0 (or no obstacles) returns before any cast or shuffle, so later stages see the same stream
+    for kw in (dict(obstacle_ids=[2], n=0), dict(obstacle_ids=[], n=3)):
+        rng = np.random.default_rng(7)
+        assert sample_surface_negatives(RC_POST, POSE, rng, **kw) == []
+        assert rng.random() == np.random.default_rng(7).random()
+
+
+def test_surface_negatives_default_spacing_is_40px():
+    # two points of one object exactly 40 px apart both fit; 39 px apart only one does
+    pool = hand_pool([[10.0, 10.0], [50.0, 10.0]], ids=[2, 2])
+    assert len(sample_surface_negatives(RC_FLOOR, POSE, np.random.default_rng(0), obstacle_ids=[2], n=5,
+                                        pool=pool)) == 2
+    pool = hand_pool([[10.0, 10.0], [49.0, 10.0]], ids=[2, 2])
+    assert len(sample_surface_negatives(RC_FLOOR, POSE, np.random.default_rng(0), obstacle_ids=[2], n=5,
+                                        pool=pool)) == 1
+
+
+def test_surface_negatives_cast_pool_with_default_distance_margin_and_disc():
+    # spacing 1 px -> pool step 2: nearly every pool point becomes a marker
+    kw = dict(obstacle_ids=[2], n=10_000, min_spacing_px=1.0)
+    got = sample_surface_negatives(RC_FAR, SIDE, np.random.default_rng(0), **kw)
+    uv, xyz = np.array([m.pixel for m in got]), np.array([m.world for m in got])
+    r = floor_dist(xyz)
+    assert len(got) > 500 and r.max() <= 8.0 and r.max() > 7.99  # default 8 m, reached at the sides
+    got = sample_surface_negatives(RC_WALL, SIDE, np.random.default_rng(0), **kw)
+    uv = np.array([m.pixel for m in got])
+    assert uv.min() >= 15.5 and uv[:, 0].min() < 16.5 and uv[:, 1].min() < 16.5  # default margin 16 px
+    assert uv[:, 0].max() <= 143.5 and uv[:, 1].max() <= 103.5
+    got = sample_surface_negatives(RC_EDGE, SIDE, np.random.default_rng(0), **kw)
+    u = np.array([m.pixel[0] for m in got])
+    assert u.max() <= 76.5 and u.max() > 75.5  # default disc 3 px off the screen's edge at 79.5
+
+
+def test_surface_negatives_pass_distance_margin_and_height_to_their_pool():
+    kw = dict(obstacle_ids=[2], n=10_000, min_spacing_px=1.0)
+    got = sample_surface_negatives(RC_FAR, SIDE, np.random.default_rng(0), max_distance_m=7.9, **kw)
+    assert len(got) > 100 and floor_dist(np.array([m.world for m in got])).max() <= 7.9
+    got = sample_surface_negatives(RC_WALL, SIDE, np.random.default_rng(0), margin_px=40.0, **kw)
+    uv = np.array([m.pixel for m in got])
+    assert uv.min() >= 39.5 and uv[:, 0].max() <= 119.5 and uv[:, 1].max() <= 79.5
+    got = sample_surface_negatives(RC_WALL, SIDE, np.random.default_rng(0), min_height_m=1.5, **kw)
+    z = np.array([m.world[2] for m in got])
+    assert len(got) > 100 and z.min() >= 1.5
+
+
+def test_insert_nudges_are_the_centre_and_two_rings_of_eight():
+    # accept sees every candidate once, in order: the point, 8 at nudge/2 (0, 45, ... 315 deg), 8 at nudge
+    seen = []
+
+    def accept(xy):
+        seen.append(np.array(xy))
+        return np.zeros(len(xy), bool)
+
+    assert insert_required(RC_FLOOR, POSE, [1], (0.5, 0.25, 0.0), [], snap_m=0.0, nudge_m=0.4, accept=accept) is None
+    a = np.arange(8) * np.pi / 4
+    ring = np.column_stack([np.cos(a), np.sin(a)])
+    want = np.vstack([[0.0, 0.0], 0.2 * ring, 0.4 * ring]) + [0.5, 0.25]
+    assert len(seen) == 1 and seen[0].shape == (17, 2)
+    assert np.allclose(seen[0], want, atol=1e-12)

@@ -709,3 +709,76 @@ def test_insert_nudges_are_the_centre_and_two_rings_of_eight():
     want = np.vstack([[0.0, 0.0], 0.2 * ring, 0.4 * ring]) + [0.5, 0.25]
     assert len(seen) == 1 and seen[0].shape == (17, 2)
     assert np.allclose(seen[0], want, atol=1e-12)
+
+
+def test_floor_visibility_defaults_no_margin_1cm_depth_no_disc():
+    # x = -1.99 is at u = -0.34 (in frame only without a margin); z = 0.011 is 1.1 cm off the floor hit;
+    # (0.55, 0, 0) at u = 40.3 is 0.8 px from the post's foot (a 1 px disc would touch it)
+    assert floor_visibility(RC_FLOOR, POSE, [1], [[-1.99, 0.0, 0.0]])[0].tolist() == [True]
+    assert floor_visibility(RC_FLOOR, POSE, [1], [[0.0, 0.0, 0.011], [0.0, 0.0, 0.009]])[0].tolist() == [False, True]
+    assert floor_visibility(RC_POST, POSE, [1], [[0.55, 0.0, 0.0]])[0].tolist() == [True]
+
+
+def test_floor_visibility_depth_tolerance_is_inclusive():
+    # (0, 0, 0.25): the ray hits the floor at t = 2, the point is 1.75 away, |t - dist| = 0.25 exactly
+    assert floor_visibility(RC_FLOOR, POSE, [1], [[0.0, 0.0, 0.25]], depth_tol_m=0.25)[0].tolist() == [True]
+    assert floor_visibility(RC_FLOOR, POSE, [1], [[0.0, 0.0, 0.25]], depth_tol_m=0.2499)[0].tolist() == [False]
+
+
+def test_floor_visibility_centre_pixel_on_a_shared_disc_object_is_hidden():
+    # a rug (id 2) 1 mm up covers x 0.3 .. 0.4875: its edge shows at u = 31.5 + 32 * 0.4875 / 1.999 = 39.30.
+    # (0.49, 0, 0) is floor at u = 39.34, but its rounded centre pixel u = 39 shows the rug.
+    rug = floor_quad(0.3, 0.4875, -0.5, 0.5)
+    rug.vertices[:, 2] = 0.001
+    rc = Raycaster(SceneMesh.from_trimesh_parts([(1, "floor", floor_quad(-5, 5, -5, 5)), (2, "rug", rug)]))
+    p = [[0.49, 0.0, 0.0]]
+    assert floor_visibility(rc, POSE, [1], p)[0].tolist() == [True]  # no disc: the point itself is floor
+    assert floor_visibility(rc, POSE, [1], p, clear_px=0.01, disc_extra_ids=[2])[0].tolist() == [False]
+    assert floor_visibility(rc, POSE, [1], [[0.52, 0.0, 0.0]], clear_px=0.01,
+                            disc_extra_ids=[2])[0].tolist() == [True]  # u = 39.82 rounds to 40: floor
+
+
+def test_project_quietly_gives_no_pixel_in_the_camera_plane():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ok, uv = floor_visibility(RC_FLOOR, POSE, [1], [[1.0, 0.0, 2.0], [0.0, 0.0, 2.0], [1.0, 0.5, 0.0]])
+    assert ok.tolist() == [False, False, True] and np.isnan(uv[:2]).all()
+
+
+def test_insert_defaults_spacing_40px_and_disc_3px():
+    # an existing marker (24, 32) px away from the image centre is exactly 40 px away: the centre still fits
+    far = Marker(pixel=(7.5, -8.5), world=(-1.5, 2.0, 0.0), object_id=1, kind="ground")
+    ms = [far]
+    assert insert_required(RC_FLOOR, POSE, [1], (0.0, 0.0, 0.0), ms) == 1
+    ms = [Marker(pixel=(7.5, -7.5), world=(-1.5, 2.0, 0.0), object_id=1, kind="ground")]  # 39.4 px
+    assert insert_required(RC_FLOOR, POSE, [1], (0.0, 0.0, 0.0), ms) is None
+    # x = 0.38125 is at u = 37.6, 3.5 px from the post's foot at 41.1: a 3 px disc is clear, 4 px is not
+    assert insert_required(RC_POST, POSE, [1], (0.38125, 0.0, 0.0), []) == 0
+    assert insert_required(RC_POST, POSE, [1], (0.38125, 0.0, 0.0), [], clear_px=4.0) is None
+
+
+@pytest.mark.parametrize("nudge", [0.0, -0.4])
+def test_insert_without_a_positive_nudge_tries_the_point_alone(nudge):
+    seen = []
+
+    def accept(xy):
+        seen.append(np.array(xy))
+        return np.zeros(len(xy), bool)
+
+    assert insert_required(RC_FLOOR, POSE, [1], (0.5, 0.25, 0.0), [], snap_m=0.0, nudge_m=nudge,
+                           accept=accept) is None
+    assert len(seen) == 1 and seen[0].tolist() == [[0.5, 0.25]]
+
+
+def test_snap_passes_floor_plane_xy_and_breaks_ties_by_index():
+    seen = []
+
+    def accept(xy):
+        seen.append(np.array(xy))
+        return np.arange(len(xy)) > 0  # the nearest (first) candidate is rejected
+
+    # 40 ground markers at one spot: all tie, so after rejecting the first the next by index is taken
+    ms = [ground(0.5, 0.25) for _ in range(40)]
+    assert insert_required(RC_FLOOR, POSE, [1], (0.5, 0.3, 0.0), ms, snap_m=0.1, accept=accept) == 1
+    assert seen[0].shape == (40, 2) and np.allclose(seen[0], [0.5, 0.25])

@@ -782,3 +782,70 @@ def test_snap_passes_floor_plane_xy_and_breaks_ties_by_index():
     ms = [ground(0.5, 0.25) for _ in range(40)]
     assert insert_required(RC_FLOOR, POSE, [1], (0.5, 0.3, 0.0), ms, snap_m=0.1, accept=accept) == 1
     assert seen[0].shape == (40, 2) and np.allclose(seen[0], [0.5, 0.25])
+
+
+def side_pool(uv, dxy):
+    """Hand pool for the side camera: pixels uv with floor points at offsets dxy from the camera's foot."""
+    uv, dxy = np.asarray(uv, float), np.asarray(dxy, float)
+    xyz = np.column_stack([SC[0] + dxy[:, 0], SC[1] + dxy[:, 1], np.zeros(len(uv))])
+    return HitPool(uv, xyz, np.ones(len(uv), np.int64))
+
+
+def ground_uv(pool, **kw):
+    got = sample_ground_candidates(RC_FLOOR, SIDE, [1], np.random.default_rng(0), n_max=99, pool=pool, **kw)
+    return sorted(m.pixel for m in got)
+
+
+def test_ground_candidates_pool_defaults_spacing_margin_and_distance():
+    # default spacing 40 px: 40 apart both fit, 39 apart only one
+    assert len(ground_uv(side_pool([[40.0, 60.0], [80.0, 60.0]], [[1, 0], [1, 0]]))) == 2
+    assert len(ground_uv(side_pool([[40.0, 60.0], [79.0, 60.0]], [[1, 0], [1, 0]]))) == 1
+    # default margin 16 px: u = 15.5 is in, 15.4 is out
+    assert ground_uv(side_pool([[15.5, 20.0], [15.4, 80.0]], [[1, 0], [1, 0]])) == [(15.5, 20.0)]
+    # default 8 m on the floor plane from the camera at (1, 2): exactly 8 is in, 8.5 is out
+    assert ground_uv(side_pool([[60.0, 60.0], [120.0, 60.0]], [[8.0, 0.0], [8.5, 0.0]])) == [(60.0, 60.0)]
+    assert ground_uv(side_pool([[60.0, 60.0], [120.0, 60.0]], [[0.0, -8.0], [0.0, 8.5]])) == [(60.0, 60.0)]
+    assert ground_uv(side_pool([[60.0, 60.0]], [[4.8, 6.4]]), max_distance_m=8.0) == [(60.0, 60.0)]
+    assert ground_uv(side_pool([[60.0, 60.0]], [[4.8, 6.4]]), max_distance_m=7.99) == []
+
+
+def test_ground_candidates_one_pick_exact_message_and_rng_untouched_when_n_max_is_0():
+    pool = side_pool([[40.0, 60.0], [80.0, 60.0]], [[1, 0], [1, 0]])
+    assert len(sample_ground_candidates(RC_FLOOR, SIDE, [1], np.random.default_rng(0), n_max=1, pool=pool)) == 1
+    rng = np.random.default_rng(7)
+    assert sample_ground_candidates(RC_FLOOR, SIDE, [1], rng, n_max=0, pool=pool) == []
+    assert rng.random() == np.random.default_rng(7).random()
+    with pytest.raises(ValueError, match=r"^n_max must be >= 0$"):
+        sample_ground_candidates(RC_FLOOR, SIDE, [1], np.random.default_rng(0), n_max=-1, pool=pool)
+
+
+def test_ground_candidates_accept_sees_floor_plane_xy():
+    seen = []
+
+    def accept(xy):
+        seen.append(np.array(xy))
+        return np.ones(len(xy), bool)
+
+    pool = side_pool([[40.0, 60.0], [80.0, 60.0]], [[1, 0], [1, 0.5]])
+    assert len(ground_uv(pool, accept=accept)) == 2
+    assert len(seen) == 1 and seen[0].tolist() == [[2.0, 2.0], [2.0, 2.5]]
+
+
+def test_ground_candidates_cast_pool_step_follows_spacing_and_disc_is_passed():
+    # spacing 2 px -> pool step 2 (not the pool's own 8): far more than the 35 cells of an 8 px grid
+    got = sample_ground_candidates(RC_FLOOR, POSE, [1], np.random.default_rng(0), n_max=10_000, min_spacing_px=2.0,
+                                   margin_px=4.0, clear_px=0.0)
+    assert len(got) > 100
+    # the post's foot is at u = 41.1 (rows v 21.1 .. 25.9): default disc 3 px keeps markers at u <= 38.1,
+    # some of them past 37.1; with clear_px 0 some sit closer than 3 px
+    kw = dict(n_max=10_000, min_spacing_px=1.0)
+    band, close = 0, 0
+    for seed in range(4):
+        d = sample_ground_candidates(RC_POST, POSE, [1], np.random.default_rng(seed), **kw)
+        u = np.array([m.pixel[0] for m in d if 21.5 < m.pixel[1] < 25.5])
+        assert not ((u > 38.1) & (u < 50.7 + 3.0)).any()
+        band += int(((u > 37.1) & (u <= 38.1)).sum())
+        z = sample_ground_candidates(RC_POST, POSE, [1], np.random.default_rng(seed), clear_px=0.0, **kw)
+        u0 = np.array([m.pixel[0] for m in z if 21.5 < m.pixel[1] < 25.5])
+        close += int(((u0 > 38.2) & (u0 < 41.1)).sum())
+    assert band > 0 and close > 0

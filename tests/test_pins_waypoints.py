@@ -849,3 +849,51 @@ def test_ground_candidates_cast_pool_step_follows_spacing_and_disc_is_passed():
         u0 = np.array([m.pixel[0] for m in z if 21.5 < m.pixel[1] < 25.5])
         close += int(((u0 > 38.2) & (u0 < 41.1)).sum())
     assert band > 0 and close > 0
+
+
+def high_pose() -> CameraPose:
+    # the down camera raised to 16 m: 2 px per metre, X = (u - 31.5) / 2, Y = (23.5 - v) / 2
+    p = down_pose()
+    T = np.array(p.cam_to_world)
+    T[2, 3] = 16.0
+    return p.model_copy(update={"cam_to_world": T.tolist()})
+
+
+RC_BIG = Raycaster(SceneMesh.from_trimesh_parts([(1, "floor", floor_quad(-50, 50, -50, 50))]))
+
+
+def test_start_default_distance_8m_and_disc_3px():
+    # margin 4, step 4: rows v 43.5, 39.5, 35.5 are Y -10, -8, -6; columns 27.5 / 35.5 are X -+2.
+    # |X| > 1 and Y < -7 leaves only points more than 8 m away ((-+2, -8) is 8.25 m): none by default
+    far = lambda xy: (np.abs(xy[:, 0]) > 1) & (xy[:, 1] < -7)  # noqa: E731
+    assert start_candidate(RC_BIG, high_pose(), [1], feasible=far, margin_px=4.0, clear_px=0.0) is None
+    m = start_candidate(RC_BIG, high_pose(), [1], feasible=far, margin_px=4.0, clear_px=0.0, max_distance_m=8.25)
+    assert m.pixel == (27.5, 39.5)
+    # the peg below the anchor (v 44.3 .. 46.7) is hit by the default 3 px disc point (v 46.5), not by a 4 px one
+    rc = Raycaster(SceneMesh.from_trimesh_parts([(1, "floor", floor_quad(-5, 5, -5, 5)),
+                                                 (2, "peg", box((-0.05, -1.45, 0.0), (0.05, -1.3, 0.01)))]))
+    yes = lambda xy: np.ones(len(xy), bool)  # noqa: E731
+    assert start_candidate(rc, POSE, [1], feasible=yes, margin_px=4.0).pixel != (31.5, 43.5)
+    assert start_candidate(rc, POSE, [1], feasible=yes, margin_px=4.0, clear_px=4.0).pixel == (31.5, 43.5)
+
+
+def test_start_scan_edges_are_the_margin_and_the_bottom_fraction():
+    kw = dict(margin_px=4.0, clear_px=0.0, step_px=1.0)
+    # step 1 from u = 3.5: the last column is the margin's 59.5 (X = 1.75), never 60.5
+    assert start_candidate(RC_FLOOR, POSE, [1], feasible=lambda xy: xy[:, 0] > 1.74, **kw).pixel == (59.5, 43.5)
+    assert start_candidate(RC_FLOOR, POSE, [1], feasible=lambda xy: xy[:, 0] > 1.76, **kw) is None
+    # bottom_fraction 1: the top row is the margin's v = 3.5 (Y = 1.25), never 2.5
+    assert start_candidate(RC_FLOOR, POSE, [1], feasible=lambda xy: xy[:, 1] > 1.24, bottom_fraction=1.0,
+                           **kw).pixel == (31.5, 3.5)
+    assert start_candidate(RC_FLOOR, POSE, [1], feasible=lambda xy: xy[:, 1] > 1.26, bottom_fraction=1.0, **kw) is None
+    # bottom_fraction 0.5: the top row is v = 23.5 (Y = 0), never 22.5
+    assert start_candidate(RC_FLOOR, POSE, [1], feasible=lambda xy: xy[:, 1] > -0.01, **kw).pixel == (31.5, 23.5)
+    assert start_candidate(RC_FLOOR, POSE, [1], feasible=lambda xy: xy[:, 1] > 0.03, **kw) is None
+
+
+def test_start_errors_are_exact_and_a_zero_width_strip_is_no_area():
+    with pytest.raises(ValueError, match=r"^bottom_fraction must be in \(0, 1\]$"):
+        start_candidate(RC_FLOOR, POSE, [1], feasible=lambda xy: xy[:, 0] > 0, bottom_fraction=0.0)
+    # 48 x 64 portrait, margin 24: hi_u = 47.5 - 24 = 23.5 = lo_u (no width) while rows remain (31.5 .. 39.5)
+    with pytest.raises(ValueError, match=r"^margin leaves no image area$"):
+        start_candidate(RC_FLOOR, down_pose(48, 64), [1], feasible=lambda xy: xy[:, 0] > 0, margin_px=24.0)

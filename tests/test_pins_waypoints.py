@@ -897,3 +897,27 @@ def test_start_errors_are_exact_and_a_zero_width_strip_is_no_area():
     # 48 x 64 portrait, margin 24: hi_u = 47.5 - 24 = 23.5 = lo_u (no width) while rows remain (31.5 .. 39.5)
     with pytest.raises(ValueError, match=r"^margin leaves no image area$"):
         start_candidate(RC_FLOOR, down_pose(48, 64), [1], feasible=lambda xy: xy[:, 0] > 0, margin_px=24.0)
+
+
+def test_start_anchor_ties_and_off_origin_distance():
+    # step 1: the anchor column is u = 31.5 exactly ((W - 1) / 2), not its neighbour 30.5
+    yes = lambda xy: np.ones(len(xy), bool)  # noqa: E731
+    assert start_candidate(RC_FLOOR, POSE, [1], feasible=yes, margin_px=4.0, clear_px=0.0,
+                           step_px=1.0).pixel == (31.5, 43.5)
+    # anchor (31.5, 31.5) excluded: three pixels 4 px away tie; lower (v = 31.5) beats upper, then left
+    not_anchor = lambda xy: np.hypot(xy[:, 0], xy[:, 1] + 0.5) > 0.01  # noqa: E731
+    assert start_candidate(RC_FLOOR, POSE, [1], feasible=not_anchor, clear_px=0.0).pixel == (27.5, 31.5)
+    # the camera moved to (1, 2, 2): distances are from its foot; rows Y - 2 = -1.25, -1.0 are that far
+    p = down_pose()
+    T = np.array(p.cam_to_world)
+    T[0, 3], T[1, 3] = 1.0, 2.0
+    moved = p.model_copy(update={"cam_to_world": T.tolist()})
+    seen = []
+
+    def feas(xy):
+        seen.append(np.array(xy))
+        return np.ones(len(xy), bool)
+
+    m = start_candidate(RC_BIG, moved, [1], feasible=feas, margin_px=4.0, clear_px=0.0, max_distance_m=1.0)
+    assert m.pixel == (31.5, 39.5) and m.world == pytest.approx((1.0, 1.0, 0.0), abs=1e-6)
+    assert seen[0].shape[1] == 2

@@ -921,3 +921,14 @@ def test_start_anchor_ties_and_off_origin_distance():
     m = start_candidate(RC_BIG, moved, [1], feasible=feas, margin_px=4.0, clear_px=0.0, max_distance_m=1.0)
     assert m.pixel == (31.5, 39.5) and m.world == pytest.approx((1.0, 1.0, 0.0), abs=1e-6)
     assert seen[0].shape[1] == 2
+
+
+def test_project_depth_1e9_is_still_no_pixel():
+    # camera at the origin looking down: (0.5, 0, -1e-9) is exactly 1e-9 m in front, the inclusive cut
+    p = down_pose()
+    T = np.array(p.cam_to_world)
+    T[2, 3] = 0.0
+    at0 = p.model_copy(update={"cam_to_world": T.tolist()})
+    ok, uv = floor_visibility(RC_FLOOR, at0, [1], [[0.5, 0.0, -1e-9], [0.5, 0.0, -1e-3]])
+    assert ok.tolist() == [False, False] and np.isnan(uv[0]).all()
+    assert uv[1] == pytest.approx((31.5 + 32.0 * 500.0, 23.5))  # 1 mm in front: a (far off-image) pixel

@@ -932,3 +932,28 @@ def test_project_depth_1e9_is_still_no_pixel():
     ok, uv = floor_visibility(RC_FLOOR, at0, [1], [[0.5, 0.0, -1e-9], [0.5, 0.0, -1e-3]])
     assert ok.tolist() == [False, False] and np.isnan(uv[0]).all()
     assert uv[1] == pytest.approx((31.5 + 32.0 * 500.0, 23.5))  # 1 mm in front: a (far off-image) pixel
+
+
+def test_floor_pool_defaults_grid_distance_and_disc():
+    # 160 x 120 down camera at 2 m (16 px per metre): default step 8 and margin 16 give 16 x 11 cells
+    pool = visible_floor_pool(RC_BIG, down_pose(160, 120), [1], np.random.default_rng(0))
+    us, vs = 15.5 + 8.0 * np.arange(16), 15.5 + 8.0 * np.arange(11)
+    off = pool.uv - np.array([(u, v) for v in vs for u in us])
+    assert len(pool) == 176 and (off >= 0).all() and (off < 8.0).all()
+    # the 16 m high camera sees floor up to 16 m away: by default only <= 8 m is kept
+    full = visible_floor_pool(RC_BIG, high_pose(), [1], np.random.default_rng(1), margin_px=0.0, max_distance_m=100.0)
+    r = np.hypot(full.xyz[:, 0], full.xyz[:, 1])
+    assert ((r > 8.0) & (r <= 9.0)).any()
+    near = visible_floor_pool(RC_BIG, high_pose(), [1], np.random.default_rng(1), margin_px=0.0)
+    assert np.array_equal(near.uv, full.uv[r <= 8.0])
+    # default disc 3 px: beside the post's foot (u = 41.1) floor markers stop at u = 38.1
+    band = 0
+    for seed in range(4):
+        d = visible_floor_pool(RC_POST, POSE, [1], np.random.default_rng(seed), step_px=1.0, margin_px=0.0)
+        u = d.uv[(d.uv[:, 1] > 21.5) & (d.uv[:, 1] < 25.5), 0]
+        assert not ((u > 38.1) & (u < 50.7 + 3.0)).any()
+        band += int(((u > 37.1) & (u <= 38.1)).sum())
+    assert band > 0
+    # a 1 px step is valid (only steps <= 0 are refused)
+    assert len(visible_floor_pool(RC_FLOOR, POSE, [1], np.random.default_rng(0), step_px=1.0, margin_px=16.0,
+                                  clear_px=0.0)) == 32 * 16

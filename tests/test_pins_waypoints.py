@@ -533,3 +533,427 @@ def test_insert_marker_takes_the_floor_id_the_ray_hits():
     insert_required(rc, POSE, [1, 4], (0.5, 0.0, 0.0), ms, snap_m=0.0, clear_px=0.0, min_spacing_px=1.0)
     insert_required(rc, POSE, [1, 4], (-0.5, 0.0, 0.0), ms, snap_m=0.0, clear_px=0.0, min_spacing_px=1.0)
     assert [m.object_id for m in ms] == [4, 1]
+
+
+# ------------------------------------------------------------------ side camera, defaults and bounds
+#
+# A second camera off the origin, C = (1, 2, 2), looking along world +x: image x is world -y, image y is
+# world -z; W x H = 160 x 120, f = 256, principal point (79.5, 59.5). A point at depth dx = x - 1 shows at
+# u = 79.5 - 256 (y - 2) / dx, v = 59.5 - 256 (z - 2) / dx. With the default margin 16 px the pool grid's
+# cells start at 15.5 + 8k: 16 columns (15.5 .. 135.5 < 143.5) by 11 rows (15.5 .. 95.5 < 103.5).
+
+SW, SH, SF = 160, 120, 256.0
+SC = np.array([1.0, 2.0, 2.0])
+
+
+def side_pose() -> CameraPose:
+    T = np.eye(4)
+    T[:3, 0], T[:3, 1], T[:3, 2], T[:3, 3] = (0, -1, 0), (0, 0, -1), (1, 0, 0), SC
+    lens = PhoneLens(name="main", focal_mm=6.0, sensor_width_mm=8.0, sensor_height_mm=6.0,
+                     fnumber=1.8, equiv_focal_mm=26.0)
+    K = [[SF, 0.0, (SW - 1) / 2], [0.0, SF, (SH - 1) / 2], [0.0, 0.0, 1.0]]
+    return CameraPose(width=SW, height=SH, K=K, cam_to_world=T.tolist(), orientation="landscape",
+                      lens=lens, sensor_width_mm=8.0, focus_mode="pinhole", focus_distance_m=None,
+                      shutter_s=0.01)
+
+
+def wall_x(x, y0, y1, z0=-5.0, z1=10.0) -> trimesh.Trimesh:
+    v = np.array([[x, y0, z0], [x, y1, z0], [x, y1, z1], [x, y0, z1]], float)
+    return trimesh.Trimesh(v, [[0, 1, 2], [0, 2, 3]], process=False)
+
+
+SIDE = side_pose()
+# a wall 6 m ahead fills the frame: y in 2 -+ 1.875, z in 2 -+ 1.41 (all >= 0.59 m), floor distance <= 6.3 m
+RC_WALL = Raycaster(SceneMesh.from_trimesh_parts([(2, "wall", wall_x(7.0, -20.0, 20.0))]))
+# a wall 7.8 m ahead: floor distance hypot(7.8, y - 2) runs from 7.8 (centre) to 8.17 (edges), 8 m at |y - 2| = 1.78
+RC_FAR = Raycaster(SceneMesh.from_trimesh_parts([(2, "wall", wall_x(8.8, -20.0, 20.0))]))
+# the 6 m wall behind a screen (id 5) 5 m ahead covering y < 2, i.e. the image right of u = 79.5
+RC_EDGE = Raycaster(SceneMesh.from_trimesh_parts([(2, "wall", wall_x(7.0, -20.0, 20.0)),
+                                                  (5, "screen", wall_x(6.0, -20.0, 2.0))]))
+
+
+def floor_dist(xyz):
+    return np.hypot(xyz[:, 0] - SC[0], xyz[:, 1] - SC[1])
+
+
+def test_surface_pool_defaults_grid_margin_and_height():
+    # defaults: step 8, margin 16, min height 0.10 (every wall point is >= 0.59 m up), one point per cell
+    pool = visible_surface_pool(RC_WALL, SIDE, [2], np.random.default_rng(0))
+    us, vs = 15.5 + 8.0 * np.arange(16), 15.5 + 8.0 * np.arange(11)
+    base = np.array([(u, v) for v in vs for u in us])
+    assert len(pool) == 176
+    off = pool.uv - base
+    assert (off >= 0).all() and (off < 8.0).all()
+    assert pool.object_id.dtype == np.int64 and set(pool.object_id.tolist()) == {2}
+    assert np.allclose(pool.xyz[:, 0], 7.0) and pool.xyz[:, 2].min() < 1.0
+    # the hit point is where the pixel's ray meets the wall (u = 79.5 - 256 (y - 2) / 6)
+    assert np.allclose(pool.uv[:, 0], 79.5 - SF * (pool.xyz[:, 1] - 2.0) / 6.0, atol=1e-6)
+    assert np.allclose(pool.uv[:, 1], 59.5 - SF * (pool.xyz[:, 2] - 2.0) / 6.0, atol=1e-6)
+
+
+def test_surface_pool_default_distance_is_8m_from_the_camera_on_the_floor_plane():
+    full = visible_surface_pool(RC_FAR, SIDE, [2], np.random.default_rng(4), max_distance_m=100.0)
+    r = floor_dist(full.xyz)
+    assert (r > 8.0).any() and (r <= 8.0).any() and r.max() < 9.0
+    near = visible_surface_pool(RC_FAR, SIDE, [2], np.random.default_rng(4))
+    assert np.array_equal(near.uv, full.uv[r <= 8.0])
+    cut = visible_surface_pool(RC_FAR, SIDE, [2], np.random.default_rng(4), max_distance_m=7.9)
+    assert np.array_equal(cut.uv, full.uv[r <= 7.9])
+
+
+def test_surface_pool_distance_and_height_bounds_are_inclusive():
+    full = visible_surface_pool(RC_FAR, SIDE, [2], np.random.default_rng(5), max_distance_m=100.0,
+                                min_height_m=-100.0)
+    r, z = floor_dist(full.xyz), full.xyz[:, 2]
+    k = int(np.argmax(r))
+    assert len(visible_surface_pool(RC_FAR, SIDE, [2], np.random.default_rng(5), max_distance_m=float(r[k]),
+                                    min_height_m=-100.0)) == len(full)
+    assert len(visible_surface_pool(RC_FAR, SIDE, [2], np.random.default_rng(5),
+                                    max_distance_m=float(np.nextafter(r[k], 0)), min_height_m=-100.0)) == len(full) - 1
+    j = int(np.argmin(z))
+    assert len(visible_surface_pool(RC_FAR, SIDE, [2], np.random.default_rng(5), max_distance_m=100.0,
+                                    min_height_m=float(z[j]))) == len(full)
+    assert len(visible_surface_pool(RC_FAR, SIDE, [2], np.random.default_rng(5), max_distance_m=100.0,
+                                    min_height_m=float(np.nextafter(z[j], 10)))) < len(full)
+
+
+def test_surface_pool_default_disc_is_3px():
+    # the screen's edge is at u = 79.5; a wall point's disc (rounded centre, 8 points at 3 px) misses the
+    # screen iff u + 3 <= 79.5. Over several seeds some kept points lie 3..4 px from the edge.
+    band = 0
+    for seed in range(6):
+        bare = visible_surface_pool(RC_EDGE, SIDE, [2], np.random.default_rng(seed), clear_px=0.0)
+        disc = visible_surface_pool(RC_EDGE, SIDE, [2], np.random.default_rng(seed))
+        u = bare.uv[:, 0]
+        assert (u < 79.5).all()  # the screen hides the wall right of its edge
+        assert np.array_equal(disc.uv, bare.uv[u <= 76.5])
+        band += int(((u > 75.5) & (u <= 76.5)).sum())
+    assert band > 0
+
+
+@pytest.mark.parametrize("fn, ids, msg", [(visible_floor_pool, [1], "step_px must be positive"),
+                                          (visible_surface_pool, [2], "step_px must be positive")])
+def test_pool_step_message_is_exact(fn, ids, msg):
+    with pytest.raises(ValueError, match=f"^{msg}$"):
+        fn(RC_FLOOR, POSE, ids, np.random.default_rng(0), step_px=0.0)
+
+
+def test_surface_negatives_one_pick_one_point_pool_and_exact_message():
+    pool = hand_pool([[10.0, 10.0], [50.0, 30.0]], ids=[2, 3])
+    got = sample_surface_negatives(RC_FLOOR, POSE, np.random.default_rng(0), obstacle_ids=[2, 3], n=1, pool=pool)
+    assert len(got) == 1 and got[0].kind == "surface"
+    one = hand_pool([[20.0, 20.0]], ids=[2])
+    got = sample_surface_negatives(RC_FLOOR, POSE, np.random.default_rng(0), obstacle_ids=[2], n=5, pool=one)
+    assert [(m.pixel, m.object_id) for m in got] == [((20.0, 20.0), 2)]
+    with pytest.raises(ValueError, match=r"^n must be >= 0$"):
+        sample_surface_negatives(RC_FLOOR, POSE, np.random.default_rng(0), obstacle_ids=[2], n=-1, pool=one)
+
+
+def test_surface_negatives_with_nothing_to_do_draw_nothing_from_the_rng():
+    # n = 0 (or no obstacles) returns before any cast or shuffle, so later stages see the same stream
+    for kw in (dict(obstacle_ids=[2], n=0), dict(obstacle_ids=[], n=3)):
+        rng = np.random.default_rng(7)
+        assert sample_surface_negatives(RC_POST, POSE, rng, **kw) == []
+        assert rng.random() == np.random.default_rng(7).random()
+
+
+def test_surface_negatives_default_spacing_is_40px():
+    # two points of one object exactly 40 px apart both fit; 39 px apart only one does
+    pool = hand_pool([[10.0, 10.0], [50.0, 10.0]], ids=[2, 2])
+    assert len(sample_surface_negatives(RC_FLOOR, POSE, np.random.default_rng(0), obstacle_ids=[2], n=5,
+                                        pool=pool)) == 2
+    pool = hand_pool([[10.0, 10.0], [49.0, 10.0]], ids=[2, 2])
+    assert len(sample_surface_negatives(RC_FLOOR, POSE, np.random.default_rng(0), obstacle_ids=[2], n=5,
+                                        pool=pool)) == 1
+
+
+def test_surface_negatives_cast_pool_with_default_distance_margin_and_disc():
+    # spacing 1 px -> pool step 2: nearly every pool point becomes a marker
+    kw = dict(obstacle_ids=[2], n=10_000, min_spacing_px=1.0)
+    got = sample_surface_negatives(RC_FAR, SIDE, np.random.default_rng(0), **kw)
+    uv, xyz = np.array([m.pixel for m in got]), np.array([m.world for m in got])
+    r = floor_dist(xyz)
+    assert len(got) > 500 and r.max() <= 8.0 and r.max() > 7.99  # default 8 m, reached at the sides
+    got = sample_surface_negatives(RC_WALL, SIDE, np.random.default_rng(0), **kw)
+    uv = np.array([m.pixel for m in got])
+    assert uv.min() >= 15.5 and uv[:, 0].min() < 16.5 and uv[:, 1].min() < 16.5  # default margin 16 px
+    assert uv[:, 0].max() <= 143.5 and uv[:, 1].max() <= 103.5
+    got = sample_surface_negatives(RC_EDGE, SIDE, np.random.default_rng(0), **kw)
+    u = np.array([m.pixel[0] for m in got])
+    assert u.max() <= 76.5 and u.max() > 75.5  # default disc 3 px off the screen's edge at 79.5
+
+
+def test_surface_negatives_pass_distance_margin_and_height_to_their_pool():
+    kw = dict(obstacle_ids=[2], n=10_000, min_spacing_px=1.0)
+    got = sample_surface_negatives(RC_FAR, SIDE, np.random.default_rng(0), max_distance_m=7.9, **kw)
+    assert len(got) > 100 and floor_dist(np.array([m.world for m in got])).max() <= 7.9
+    got = sample_surface_negatives(RC_WALL, SIDE, np.random.default_rng(0), margin_px=40.0, **kw)
+    uv = np.array([m.pixel for m in got])
+    assert uv.min() >= 39.5 and uv[:, 0].max() <= 119.5 and uv[:, 1].max() <= 79.5
+    got = sample_surface_negatives(RC_WALL, SIDE, np.random.default_rng(0), min_height_m=1.5, **kw)
+    z = np.array([m.world[2] for m in got])
+    assert len(got) > 100 and z.min() >= 1.5
+
+
+def test_insert_nudges_are_the_centre_and_two_rings_of_eight():
+    # accept sees every candidate once, in order: the point, 8 at nudge/2 (0, 45, ... 315 deg), 8 at nudge
+    seen = []
+
+    def accept(xy):
+        seen.append(np.array(xy))
+        return np.zeros(len(xy), bool)
+
+    assert insert_required(RC_FLOOR, POSE, [1], (0.5, 0.25, 0.0), [], snap_m=0.0, nudge_m=0.4, accept=accept) is None
+    a = np.arange(8) * np.pi / 4
+    ring = np.column_stack([np.cos(a), np.sin(a)])
+    want = np.vstack([[0.0, 0.0], 0.2 * ring, 0.4 * ring]) + [0.5, 0.25]
+    assert len(seen) == 1 and seen[0].shape == (17, 2)
+    assert np.allclose(seen[0], want, atol=1e-12)
+
+
+def test_floor_visibility_defaults_no_margin_1cm_depth_no_disc():
+    # x = -1.99 is at u = -0.34 (in frame only without a margin); z = 0.011 is 1.1 cm off the floor hit;
+    # (0.55, 0, 0) at u = 40.3 is 0.8 px from the post's foot (a 1 px disc would touch it)
+    assert floor_visibility(RC_FLOOR, POSE, [1], [[-1.99, 0.0, 0.0]])[0].tolist() == [True]
+    assert floor_visibility(RC_FLOOR, POSE, [1], [[0.0, 0.0, 0.011], [0.0, 0.0, 0.009]])[0].tolist() == [False, True]
+    assert floor_visibility(RC_POST, POSE, [1], [[0.55, 0.0, 0.0]])[0].tolist() == [True]
+
+
+def test_floor_visibility_depth_tolerance_is_inclusive():
+    # (0, 0, 0.25): the ray hits the floor at t = 2, the point is 1.75 away, |t - dist| = 0.25 exactly
+    assert floor_visibility(RC_FLOOR, POSE, [1], [[0.0, 0.0, 0.25]], depth_tol_m=0.25)[0].tolist() == [True]
+    assert floor_visibility(RC_FLOOR, POSE, [1], [[0.0, 0.0, 0.25]], depth_tol_m=0.2499)[0].tolist() == [False]
+
+
+def test_floor_visibility_centre_pixel_on_a_shared_disc_object_is_hidden():
+    # a rug (id 2) 1 mm up covers x 0.3 .. 0.4875: its edge shows at u = 31.5 + 32 * 0.4875 / 1.999 = 39.30.
+    # (0.49, 0, 0) is floor at u = 39.34, but its rounded centre pixel u = 39 shows the rug.
+    rug = floor_quad(0.3, 0.4875, -0.5, 0.5)
+    rug.vertices[:, 2] = 0.001
+    rc = Raycaster(SceneMesh.from_trimesh_parts([(1, "floor", floor_quad(-5, 5, -5, 5)), (2, "rug", rug)]))
+    p = [[0.49, 0.0, 0.0]]
+    assert floor_visibility(rc, POSE, [1], p)[0].tolist() == [True]  # no disc: the point itself is floor
+    assert floor_visibility(rc, POSE, [1], p, clear_px=0.01, disc_extra_ids=[2])[0].tolist() == [False]
+    assert floor_visibility(rc, POSE, [1], [[0.52, 0.0, 0.0]], clear_px=0.01,
+                            disc_extra_ids=[2])[0].tolist() == [True]  # u = 39.82 rounds to 40: floor
+
+
+def test_project_quietly_gives_no_pixel_in_the_camera_plane():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ok, uv = floor_visibility(RC_FLOOR, POSE, [1], [[1.0, 0.0, 2.0], [0.0, 0.0, 2.0], [1.0, 0.5, 0.0]])
+    assert ok.tolist() == [False, False, True] and np.isnan(uv[:2]).all()
+
+
+def test_insert_defaults_spacing_40px_and_disc_3px():
+    # an existing marker (24, 32) px away from the image centre is exactly 40 px away: the centre still fits
+    far = Marker(pixel=(7.5, -8.5), world=(-1.5, 2.0, 0.0), object_id=1, kind="ground")
+    ms = [far]
+    assert insert_required(RC_FLOOR, POSE, [1], (0.0, 0.0, 0.0), ms) == 1
+    ms = [Marker(pixel=(7.5, -7.5), world=(-1.5, 2.0, 0.0), object_id=1, kind="ground")]  # 39.4 px
+    assert insert_required(RC_FLOOR, POSE, [1], (0.0, 0.0, 0.0), ms) is None
+    # x = 0.38125 is at u = 37.6, 3.5 px from the post's foot at 41.1: a 3 px disc is clear, 4 px is not
+    assert insert_required(RC_POST, POSE, [1], (0.38125, 0.0, 0.0), []) == 0
+    assert insert_required(RC_POST, POSE, [1], (0.38125, 0.0, 0.0), [], clear_px=4.0) is None
+
+
+@pytest.mark.parametrize("nudge", [0.0, -0.4])
+def test_insert_without_a_positive_nudge_tries_the_point_alone(nudge):
+    seen = []
+
+    def accept(xy):
+        seen.append(np.array(xy))
+        return np.zeros(len(xy), bool)
+
+    assert insert_required(RC_FLOOR, POSE, [1], (0.5, 0.25, 0.0), [], snap_m=0.0, nudge_m=nudge,
+                           accept=accept) is None
+    assert len(seen) == 1 and seen[0].tolist() == [[0.5, 0.25]]
+
+
+def test_snap_passes_floor_plane_xy_and_breaks_ties_by_index():
+    seen = []
+
+    def accept(xy):
+        seen.append(np.array(xy))
+        return np.arange(len(xy)) > 0  # the nearest (first) candidate is rejected
+
+    # 40 ground markers at one spot: all tie, so after rejecting the first the next by index is taken
+    ms = [ground(0.5, 0.25) for _ in range(40)]
+    assert insert_required(RC_FLOOR, POSE, [1], (0.5, 0.3, 0.0), ms, snap_m=0.1, accept=accept) == 1
+    assert seen[0].shape == (40, 2) and np.allclose(seen[0], [0.5, 0.25])
+
+
+def side_pool(uv, dxy):
+    """Hand pool for the side camera: pixels uv with floor points at offsets dxy from the camera's foot."""
+    uv, dxy = np.asarray(uv, float), np.asarray(dxy, float)
+    xyz = np.column_stack([SC[0] + dxy[:, 0], SC[1] + dxy[:, 1], np.zeros(len(uv))])
+    return HitPool(uv, xyz, np.ones(len(uv), np.int64))
+
+
+def ground_uv(pool, **kw):
+    got = sample_ground_candidates(RC_FLOOR, SIDE, [1], np.random.default_rng(0), n_max=99, pool=pool, **kw)
+    return sorted(m.pixel for m in got)
+
+
+def test_ground_candidates_pool_defaults_spacing_margin_and_distance():
+    # default spacing 40 px: 40 apart both fit, 39 apart only one
+    assert len(ground_uv(side_pool([[40.0, 60.0], [80.0, 60.0]], [[1, 0], [1, 0]]))) == 2
+    assert len(ground_uv(side_pool([[40.0, 60.0], [79.0, 60.0]], [[1, 0], [1, 0]]))) == 1
+    # default margin 16 px: u = 15.5 is in, 15.4 is out
+    assert ground_uv(side_pool([[15.5, 20.0], [15.4, 80.0]], [[1, 0], [1, 0]])) == [(15.5, 20.0)]
+    # default 8 m on the floor plane from the camera at (1, 2): exactly 8 is in, 8.5 is out
+    assert ground_uv(side_pool([[60.0, 60.0], [120.0, 60.0]], [[8.0, 0.0], [8.5, 0.0]])) == [(60.0, 60.0)]
+    assert ground_uv(side_pool([[60.0, 60.0], [120.0, 60.0]], [[0.0, -8.0], [0.0, 8.5]])) == [(60.0, 60.0)]
+    assert ground_uv(side_pool([[60.0, 60.0]], [[4.8, 6.4]]), max_distance_m=8.0) == [(60.0, 60.0)]
+    assert ground_uv(side_pool([[60.0, 60.0]], [[4.8, 6.4]]), max_distance_m=7.99) == []
+
+
+def test_ground_candidates_one_pick_exact_message_and_rng_untouched_when_n_max_is_0():
+    pool = side_pool([[40.0, 60.0], [80.0, 60.0]], [[1, 0], [1, 0]])
+    assert len(sample_ground_candidates(RC_FLOOR, SIDE, [1], np.random.default_rng(0), n_max=1, pool=pool)) == 1
+    rng = np.random.default_rng(7)
+    assert sample_ground_candidates(RC_FLOOR, SIDE, [1], rng, n_max=0, pool=pool) == []
+    assert rng.random() == np.random.default_rng(7).random()
+    with pytest.raises(ValueError, match=r"^n_max must be >= 0$"):
+        sample_ground_candidates(RC_FLOOR, SIDE, [1], np.random.default_rng(0), n_max=-1, pool=pool)
+
+
+def test_ground_candidates_accept_sees_floor_plane_xy():
+    seen = []
+
+    def accept(xy):
+        seen.append(np.array(xy))
+        return np.ones(len(xy), bool)
+
+    pool = side_pool([[40.0, 60.0], [80.0, 60.0]], [[1, 0], [1, 0.5]])
+    assert len(ground_uv(pool, accept=accept)) == 2
+    assert len(seen) == 1 and seen[0].tolist() == [[2.0, 2.0], [2.0, 2.5]]
+
+
+def test_ground_candidates_cast_pool_step_follows_spacing_and_disc_is_passed():
+    # spacing 2 px -> pool step 2 (not the pool's own 8): far more than the 35 cells of an 8 px grid
+    got = sample_ground_candidates(RC_FLOOR, POSE, [1], np.random.default_rng(0), n_max=10_000, min_spacing_px=2.0,
+                                   margin_px=4.0, clear_px=0.0)
+    assert len(got) > 100
+    # the post's foot is at u = 41.1 (rows v 21.1 .. 25.9): default disc 3 px keeps markers at u <= 38.1,
+    # some of them past 37.1; with clear_px 0 some sit closer than 3 px
+    kw = dict(n_max=10_000, min_spacing_px=1.0)
+    band, close = 0, 0
+    for seed in range(4):
+        d = sample_ground_candidates(RC_POST, POSE, [1], np.random.default_rng(seed), **kw)
+        u = np.array([m.pixel[0] for m in d if 21.5 < m.pixel[1] < 25.5])
+        assert not ((u > 38.1) & (u < 50.7 + 3.0)).any()
+        band += int(((u > 37.1) & (u <= 38.1)).sum())
+        z = sample_ground_candidates(RC_POST, POSE, [1], np.random.default_rng(seed), clear_px=0.0, **kw)
+        u0 = np.array([m.pixel[0] for m in z if 21.5 < m.pixel[1] < 25.5])
+        close += int(((u0 > 38.2) & (u0 < 41.1)).sum())
+    assert band > 0 and close > 0
+
+
+def high_pose() -> CameraPose:
+    # the down camera raised to 16 m: 2 px per metre, X = (u - 31.5) / 2, Y = (23.5 - v) / 2
+    p = down_pose()
+    T = np.array(p.cam_to_world)
+    T[2, 3] = 16.0
+    return p.model_copy(update={"cam_to_world": T.tolist()})
+
+
+RC_BIG = Raycaster(SceneMesh.from_trimesh_parts([(1, "floor", floor_quad(-50, 50, -50, 50))]))
+
+
+def test_start_default_distance_8m_and_disc_3px():
+    # margin 4, step 4: rows v 43.5, 39.5, 35.5 are Y -10, -8, -6; columns 27.5 / 35.5 are X -+2.
+    # |X| > 1 and Y < -7 leaves only points more than 8 m away ((-+2, -8) is 8.25 m): none by default
+    far = lambda xy: (np.abs(xy[:, 0]) > 1) & (xy[:, 1] < -7)  # noqa: E731
+    assert start_candidate(RC_BIG, high_pose(), [1], feasible=far, margin_px=4.0, clear_px=0.0) is None
+    m = start_candidate(RC_BIG, high_pose(), [1], feasible=far, margin_px=4.0, clear_px=0.0, max_distance_m=8.25)
+    assert m.pixel == (27.5, 39.5)
+    # the peg below the anchor (v 44.3 .. 46.7) is hit by the default 3 px disc point (v 46.5), not by a 4 px one
+    rc = Raycaster(SceneMesh.from_trimesh_parts([(1, "floor", floor_quad(-5, 5, -5, 5)),
+                                                 (2, "peg", box((-0.05, -1.45, 0.0), (0.05, -1.3, 0.01)))]))
+    yes = lambda xy: np.ones(len(xy), bool)  # noqa: E731
+    assert start_candidate(rc, POSE, [1], feasible=yes, margin_px=4.0).pixel != (31.5, 43.5)
+    assert start_candidate(rc, POSE, [1], feasible=yes, margin_px=4.0, clear_px=4.0).pixel == (31.5, 43.5)
+
+
+def test_start_scan_edges_are_the_margin_and_the_bottom_fraction():
+    kw = dict(margin_px=4.0, clear_px=0.0, step_px=1.0)
+    # step 1 from u = 3.5: the last column is the margin's 59.5 (X = 1.75), never 60.5
+    assert start_candidate(RC_FLOOR, POSE, [1], feasible=lambda xy: xy[:, 0] > 1.74, **kw).pixel == (59.5, 43.5)
+    assert start_candidate(RC_FLOOR, POSE, [1], feasible=lambda xy: xy[:, 0] > 1.76, **kw) is None
+    # bottom_fraction 1: the top row is the margin's v = 3.5 (Y = 1.25), never 2.5
+    assert start_candidate(RC_FLOOR, POSE, [1], feasible=lambda xy: xy[:, 1] > 1.24, bottom_fraction=1.0,
+                           **kw).pixel == (31.5, 3.5)
+    assert start_candidate(RC_FLOOR, POSE, [1], feasible=lambda xy: xy[:, 1] > 1.26, bottom_fraction=1.0, **kw) is None
+    # bottom_fraction 0.5: the top row is v = 23.5 (Y = 0), never 22.5
+    assert start_candidate(RC_FLOOR, POSE, [1], feasible=lambda xy: xy[:, 1] > -0.01, **kw).pixel == (31.5, 23.5)
+    assert start_candidate(RC_FLOOR, POSE, [1], feasible=lambda xy: xy[:, 1] > 0.03, **kw) is None
+
+
+def test_start_errors_are_exact_and_a_zero_width_strip_is_no_area():
+    with pytest.raises(ValueError, match=r"^bottom_fraction must be in \(0, 1\]$"):
+        start_candidate(RC_FLOOR, POSE, [1], feasible=lambda xy: xy[:, 0] > 0, bottom_fraction=0.0)
+    # 48 x 64 portrait, margin 24: hi_u = 47.5 - 24 = 23.5 = lo_u (no width) while rows remain (31.5 .. 39.5)
+    with pytest.raises(ValueError, match=r"^margin leaves no image area$"):
+        start_candidate(RC_FLOOR, down_pose(48, 64), [1], feasible=lambda xy: xy[:, 0] > 0, margin_px=24.0)
+
+
+def test_start_anchor_ties_and_off_origin_distance():
+    # step 1: the anchor column is u = 31.5 exactly ((W - 1) / 2), not its neighbour 30.5
+    yes = lambda xy: np.ones(len(xy), bool)  # noqa: E731
+    assert start_candidate(RC_FLOOR, POSE, [1], feasible=yes, margin_px=4.0, clear_px=0.0,
+                           step_px=1.0).pixel == (31.5, 43.5)
+    # anchor (31.5, 31.5) excluded: three pixels 4 px away tie; lower (v = 31.5) beats upper, then left
+    not_anchor = lambda xy: np.hypot(xy[:, 0], xy[:, 1] + 0.5) > 0.01  # noqa: E731
+    assert start_candidate(RC_FLOOR, POSE, [1], feasible=not_anchor, clear_px=0.0).pixel == (27.5, 31.5)
+    # the camera moved to (1, 2, 2): distances are from its foot; rows Y - 2 = -1.25, -1.0 are that far
+    p = down_pose()
+    T = np.array(p.cam_to_world)
+    T[0, 3], T[1, 3] = 1.0, 2.0
+    moved = p.model_copy(update={"cam_to_world": T.tolist()})
+    seen = []
+
+    def feas(xy):
+        seen.append(np.array(xy))
+        return np.ones(len(xy), bool)
+
+    m = start_candidate(RC_BIG, moved, [1], feasible=feas, margin_px=4.0, clear_px=0.0, max_distance_m=1.0)
+    assert m.pixel == (31.5, 39.5) and m.world == pytest.approx((1.0, 1.0, 0.0), abs=1e-6)
+    assert seen[0].shape[1] == 2
+
+
+def test_project_depth_1e9_is_still_no_pixel():
+    # camera at the origin looking down: (0.5, 0, -1e-9) is exactly 1e-9 m in front, the inclusive cut
+    p = down_pose()
+    T = np.array(p.cam_to_world)
+    T[2, 3] = 0.0
+    at0 = p.model_copy(update={"cam_to_world": T.tolist()})
+    ok, uv = floor_visibility(RC_FLOOR, at0, [1], [[0.5, 0.0, -1e-9], [0.5, 0.0, -1e-3]])
+    assert ok.tolist() == [False, False] and np.isnan(uv[0]).all()
+    assert uv[1] == pytest.approx((31.5 + 32.0 * 500.0, 23.5))  # 1 mm in front: a (far off-image) pixel
+
+
+def test_floor_pool_defaults_grid_distance_and_disc():
+    # 160 x 120 down camera at 2 m (16 px per metre): default step 8 and margin 16 give 16 x 11 cells
+    pool = visible_floor_pool(RC_BIG, down_pose(160, 120), [1], np.random.default_rng(0))
+    us, vs = 15.5 + 8.0 * np.arange(16), 15.5 + 8.0 * np.arange(11)
+    off = pool.uv - np.array([(u, v) for v in vs for u in us])
+    assert len(pool) == 176 and (off >= 0).all() and (off < 8.0).all()
+    # the 16 m high camera sees floor up to 16 m away: by default only <= 8 m is kept
+    full = visible_floor_pool(RC_BIG, high_pose(), [1], np.random.default_rng(1), margin_px=0.0, max_distance_m=100.0)
+    r = np.hypot(full.xyz[:, 0], full.xyz[:, 1])
+    assert ((r > 8.0) & (r <= 9.0)).any()
+    near = visible_floor_pool(RC_BIG, high_pose(), [1], np.random.default_rng(1), margin_px=0.0)
+    assert np.array_equal(near.uv, full.uv[r <= 8.0])
+    # default disc 3 px: beside the post's foot (u = 41.1) floor markers stop at u = 38.1
+    band = 0
+    for seed in range(4):
+        d = visible_floor_pool(RC_POST, POSE, [1], np.random.default_rng(seed), step_px=1.0, margin_px=0.0)
+        u = d.uv[(d.uv[:, 1] > 21.5) & (d.uv[:, 1] < 25.5), 0]
+        assert not ((u > 38.1) & (u < 50.7 + 3.0)).any()
+        band += int(((u > 37.1) & (u <= 38.1)).sum())
+    assert band > 0
+    # a 1 px step is valid (only steps <= 0 are refused)
+    assert len(visible_floor_pool(RC_FLOOR, POSE, [1], np.random.default_rng(0), step_px=1.0, margin_px=16.0,
+                                  clear_px=0.0)) == 32 * 16

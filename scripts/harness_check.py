@@ -217,13 +217,7 @@ def check(name: str, work: Path, lmms_python: str) -> int:
     metrics = json.loads((work / "report" / "metrics.json").read_text())["models"][MODEL]
     rows = checks(results, metrics)
     print(f"harness-check: {name}: {stub.n} requests answered by the stub; {len(samples)} samples files imported")
-    print(f"{'task':40} {'metric':18} {'lmms-eval':>20} {'scenebench score':>20}")
-    bad = 0
-    for task, m, got, want in rows:
-        bad += got != want
-        print(f"{task:40} {m:18} {got!r:>20} {want!r:>20}{'' if got == want else '  MISMATCH'}")
-    print(f"harness-check: {name}: {len(rows) - bad} of {len(rows)} numbers equal" + ("; FAILED" if bad else ""))
-    return bad
+    return compare(name, rows, ("task", 40), ("metric", 18), "lmms-eval")
 
 
 def vlmevalkit_rows(name: str, results: dict, m: dict, meta: dict) -> list[tuple]:
@@ -278,13 +272,18 @@ def check_vlmevalkit(name: str, work: Path, vlmeval_path: str) -> int:
     rows = vlmevalkit_rows(name, results, metrics, meta)
     n = sum(r["rows"] for r in results.values())
     print(f"harness-check: {name} (VLMEvalKit): {n} rows built and answered in {len(results)} datasets")
-    print(f"{'dataset':52} {'metric':32} {'evaluate':>20} {'scenebench score':>20}")
+    return compare(f"{name} (VLMEvalKit)", rows, ("dataset", 52), ("metric", 32), "evaluate")
+
+
+def compare(label: str, rows: list[tuple], first: tuple[str, int], second: tuple[str, int], harness: str) -> int:
+    """Print the harness's numbers beside `scenebench score`'s and return how many differ."""
+    (h1, w1), (h2, w2) = first, second
+    print(f"{h1:{w1}} {h2:{w2}} {harness:>20} {'scenebench score':>20}")
     bad = 0
-    for ds, m, got, want in rows:
+    for a, b, got, want in rows:
         bad += got != want
-        print(f"{ds:52} {m:32} {got!r:>20} {want!r:>20}{'' if got == want else '  MISMATCH'}")
-    print(f"harness-check: {name} (VLMEvalKit): {len(rows) - bad} of {len(rows)} numbers equal"
-          + ("; FAILED" if bad else ""))
+        print(f"{a:{w1}} {b:{w2}} {got!r:>20} {want!r:>20}{'' if got == want else '  MISMATCH'}")
+    print(f"harness-check: {label}: {len(rows) - bad} of {len(rows)} numbers equal" + ("; FAILED" if bad else ""))
     return bad
 
 

@@ -156,8 +156,13 @@ def test_mutation_runs_load_the_derandomized_profile():
 
     code = ("import runpy; runpy.run_path('tests/conftest.py'); from hypothesis import settings; "
             "s = settings(max_examples=7); print(settings.default.derandomize, s.derandomize, s.database, s.max_examples)")
-    env_on = {**os.environ, "SCENEBENCH_MUTANTS": "1"}
-    env_off = {k: v for k, v in os.environ.items() if k != "SCENEBENCH_MUTANTS"}
+    from hypothesis._settings import _CI_VARS
+
+    # Hypothesis itself loads a derandomized, database-free "ci" profile when it sees a CI variable
+    # (CI, GITHUB_ACTIONS, ...); both runs drop those so that only SCENEBENCH_MUTANTS differs.
+    plain = {k: v for k, v in os.environ.items() if k not in _CI_VARS and k != "SCENEBENCH_MUTANTS"}
+    env_on = {**plain, "SCENEBENCH_MUTANTS": "1"}
+    env_off = plain
     on = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env_on, capture_output=True, text=True, check=True)
     off = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env_off, capture_output=True, text=True, check=True)
     assert on.stdout.split() == ["True", "True", "None", "7"]

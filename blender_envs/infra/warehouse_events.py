@@ -75,8 +75,10 @@ def speed(a: Agent, t: float) -> float:
 
 
 def tilt(a: Agent, t: float) -> float:
-    """Angle (rad) between the body's up axis and the world's."""
-    return math.acos(max(-1.0, min(1.0, float(a.pose(t)[2, 2]))))
+    """Angle (rad) between the body's up axis and the world's (atan2: exact near upright,
+    where acos of a cosine within 1e-16 of 1 is 0)."""
+    up = a.pose(t)[:3, 2]
+    return math.atan2(float(np.hypot(up[0], up[1])), float(up[2]))
 
 
 def near_misses_moving(person: Agent, forklift: Agent, t0: float, t1: float) -> list[Event]:
@@ -112,7 +114,7 @@ def falls(person: Agent, coarse: _Coarse) -> list[Event]:
     full = math.radians(person.fall.angle_deg)
 
     def falling(t: float) -> bool:
-        return 1e-9 < tilt(person, t) < full - 1e-9
+        return 0.0 < tilt(person, t) < full - 1e-9
 
     hits = np.array([falling(float(t)) for t in coarse.ts])
     return [_ev("fall", [person.track_id], s) for w in coarse.windows(hits) for s in intervals_where(falling, *w)]

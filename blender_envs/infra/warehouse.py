@@ -28,7 +28,8 @@ from pydantic import BaseModel, ConfigDict
 
 from blender_envs.infra import bodies
 from blender_envs.infra.warehouse_events import NEAR_MISS_M, derive_events
-from blender_envs.infra.warehouse_layout import BAY_LEN, RACK_DEPTH, Rack, RackLoad, Stripe, Zone, zone_stripes
+from blender_envs.infra.warehouse_layout import (BAY_LEN, RACK_DEPTH, Clutter, Rack, RackLoad, Stripe, Zone,
+                                                 zone_stripes)
 from blender_envs.registry import Environment
 from geometry.camera import project
 from geometry.clip import ClipSpec, MountedCamera, Timeline, camera_pose
@@ -185,6 +186,7 @@ class WarehouseSpec(SceneSpec):
     racks: list[Rack]
     stripes: list[Stripe]
     zones: list[Zone]
+    clutter: list[Clutter]             # static things on the floor, in the gaps between bands
     lamps: list[list[float]]
     lighting: Lighting
     looks: dict[str, Look]
@@ -538,6 +540,26 @@ def _stripes(x_lo: float, x_hi: float, lanes: list[float], p_band: list[float], 
     return out
 
 
+def _clutter(rng, x_lo: float, x_hi: float, bands: dict[str, list[float]], y_back: float) -> list[Clutter]:
+    """Pallet stacks, loaded pallets and bins along the side racks, only in the y gaps
+    between bands (where no agent goes) and in front of the back rack."""
+    spans = sorted(bands.values())
+    gaps = [(a[1] + 0.8, b[0] - 0.8) for a, b in zip(spans, spans[1:])] + [(spans[-1][1] + 0.8, y_back - 2.0)]
+    out = []
+    for g0, g1 in gaps:
+        y = g0
+        while y + 1.0 <= g1:
+            for x, sign in ((x_lo, 1), (x_hi, -1)):
+                if rng.random() < 0.55:
+                    kind = ("pallet_stack", "loaded_pallet", "bin")[int(rng.integers(3))]
+                    out.append(Clutter(kind=kind, position=[_r(x + sign * rng.uniform(0.8, 1.4)), _r(y + 0.6)],
+                                       yaw_deg=_r(90.0 * int(rng.integers(2)) + rng.uniform(-6, 6)),
+                                       count=int(rng.integers(2, 9)), load_h=_r(rng.uniform(0.5, 1.3)),
+                                       load_kind="wrapped" if rng.random() < 0.4 else "cartons"))
+            y += 1.6
+    return out
+
+
 def _lighting(rng) -> Lighting:
     cond = LIGHTINGS[int(rng.integers(len(LIGHTINGS)))]
     if cond == "day":
@@ -594,6 +616,7 @@ def sample_scene(rng: np.random.Generator, scene_id: str, seed: int) -> Warehous
         racks=_racks(rng, x_lo, x_hi, p0 - 3.0, y_back, lanes),
         stripes=_stripes(x_lo, x_hi, lanes, bands["P"], y_back) + zone_stripes(zone),
         zones=[zone],
+        clutter=_clutter(rng, x_lo, x_hi, bands, y_back),
         lamps=_lamps(x_lo, x_hi, y_back, 7.5),
         lighting=lighting,
         looks=cast.looks,

@@ -3,7 +3,7 @@ loads, high-bay lamps, the hall's light for the drawn condition, and every agent
 one object named by its track id (so the farm can move it per timestamp), standing at
 its pose at `BUILD_T`.
 
-Pass indices: floor 1, walls 2, markings 3, lamp fixtures 4, racks 10.., agents 100..
+Pass indices: floor 1, walls 2, markings 3, lamp fixtures 4, floor clutter 5, racks 10.., agents 100..
 (in timeline order). Every mesh is `bodies` / `warehouse_layout` parts, unchanged.
 """
 from __future__ import annotations
@@ -16,12 +16,12 @@ from blender_envs.core import materials, shapes
 from blender_envs.core.bpy_env import bpy
 from blender_envs.infra import bodies
 from blender_envs.infra.warehouse import WarehouseSpec, body_params
-from blender_envs.infra.warehouse_layout import rack_parts, stripe_part
+from blender_envs.infra.warehouse_layout import clutter_parts, rack_parts, stripe_part
 from geometry import mesh_parts
 from geometry.clip import BUILD_T
 from geometry.scene import BuildInfo, SceneObject
 
-PASS = {"floor": 1, "walls": 2, "markings": 3, "lamp_fixtures": 4}
+PASS = {"floor": 1, "walls": 2, "markings": 3, "lamp_fixtures": 4, "clutter": 5}
 FIRST_RACK_PASS = 10
 FIRST_AGENT_PASS = 100
 PAINT = {"yellow": (0.85, 0.6, 0.02), "white": (0.8, 0.8, 0.78), "red": (0.65, 0.03, 0.02),
@@ -151,6 +151,11 @@ def build(scene, spec: WarehouseSpec) -> BuildInfo:
     for key, c in sorted({"wood": (0.55, 0.42, 0.27), "carton": (0.5, 0.36, 0.2),
                                 "carton_dark": (0.42, 0.29, 0.16), "wrap": (0.7, 0.74, 0.78)}.items()):
         rack_mats[key] = materials.principled(f"rack_{key}", c, 0.2 if key == "wrap" else 0.8)
+    rack_mats["bin"] = materials.principled("bin", (0.05, 0.18, 0.45), 0.5)
+    rack_mats["bin_lid"] = materials.principled("bin_lid", (0.04, 0.12, 0.3), 0.5)
+    if spec.clutter:
+        parts = [p for c in spec.clutter for p in clutter_parts(c)]
+        add(_multi(scene, "clutter", parts, rack_mats, PASS["clutter"]), "clutter")
     for k, rack in enumerate(spec.racks):
         add(_multi(scene, rack.name, rack_parts(rack), rack_mats, FIRST_RACK_PASS + k), "rack")
     for k, agent in enumerate(spec.timeline.agents):

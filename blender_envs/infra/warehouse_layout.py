@@ -53,6 +53,18 @@ class Stripe(BaseModel):
     paint: str         # "yellow" | "white" | "red" | "green"
 
 
+class Clutter(BaseModel):
+    """A static thing on the floor: a stack of empty pallets, a loaded pallet or a bin."""
+
+    model_config = ConfigDict(extra="forbid")
+    kind: str          # "pallet_stack" | "loaded_pallet" | "bin"
+    position: list[float]
+    yaw_deg: float
+    count: int = 1     # pallets in a stack
+    load_h: float = 0.0
+    load_kind: str = "cartons"
+
+
 class Zone(BaseModel):
     """A marked restricted zone: a ground polygon (counter-clockwise [x, y] corners)."""
 
@@ -150,3 +162,24 @@ def zone_stripes(zone: Zone, border: float = 0.12, pitch: float = 0.6, hatch: fl
                 out.append(Stripe(p0=a.tolist(), p1=b.tolist(), width=hatch, paint="red"))
         c += pitch
     return out
+
+
+def clutter_parts(c: Clutter) -> list[tuple[Part, str]]:
+    """World-space parts of one clutter item."""
+    if c.kind == "pallet_stack":
+        local = []
+        for k in range(c.count):
+            for (V, F), m in pallet_parts(0.0, "cartons"):
+                local.append(((np.asarray(V) + [0.0, 0.0, PALLET_H / 2 + k * PALLET_H], F), m))
+    elif c.kind == "loaded_pallet":
+        local = [((np.asarray(V) + [0.0, 0.0, (PALLET_H + c.load_h) / 2], F), m)
+                 for (V, F), m in pallet_parts(c.load_h, c.load_kind)]
+    elif c.kind == "bin":
+        local = [(box_part((-0.4, -0.3, 0.0), (0.4, 0.3, 0.75)), "bin"),
+                 (box_part((-0.42, -0.32, 0.72), (0.42, 0.32, 0.78)), "bin_lid")]
+    else:
+        raise ValueError(f"unknown clutter kind {c.kind!r}")
+    a = math.radians(c.yaw_deg)
+    R = np.array([[math.cos(a), -math.sin(a), 0], [math.sin(a), math.cos(a), 0], [0, 0, 1.0]])
+    t = np.array([c.position[0], c.position[1], 0.0])
+    return [((np.asarray(V) @ R.T + t, F), m) for (V, F), m in local]

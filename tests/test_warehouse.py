@@ -280,3 +280,16 @@ def test_body_box_inside_the_amodal_box_and_bodies_inside_their_boxes(drawn):
                 assert amodal is not None
                 assert amodal[0] <= body[0] + 1e-6 and amodal[1] <= body[1] + 1e-6
                 assert body[2] <= amodal[2] + 1e-6 and body[3] <= amodal[3] + 1e-6
+
+
+def test_no_agent_runs_into_the_floor_clutter(drawn):
+    n = 0
+    for spec, _ in drawn:
+        for c in spec.clutter:
+            for a in spec.timeline.agents:
+                reach = 0.5 * math.hypot(*a.size[:2]) + 0.5 * math.hypot(1.2, 1.0)
+                d = min(float(np.linalg.norm(a.position(t)[:2] - np.array(c.position)))
+                        for t in np.arange(0.0, DURATION_S, 0.2))
+                assert d > reach, (spec.scene_id, a.track_id, c)
+            n += 1
+    assert n >= 20

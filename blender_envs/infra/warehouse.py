@@ -50,7 +50,7 @@ LANE_GAP_HALF_M = 2.3                   # half-width of the gap in the side rack
 NEAR_POS_M = (0.95, 1.4)                # planned near-miss centre distances (contact at 0.86 m)
 NEAR_NEG_M = (1.8, 3.0)                 # near negatives: 1.2-2x the threshold
 ZONE_NEG_M = (0.25, 0.8)                # near negatives: the walker's centre this far outside the zone edge
-PERSON_Z_FRACTION = 0.5
+CLUTTER_CLEAR_M = 1.2                   # > 0.875 m (the clutter's half-diagonal) + 0.44 m (3.5 m/s x 0.125 s): no agent touches it
 R = 6                                   # decimals of stored floats
 
 
@@ -540,23 +540,28 @@ def _stripes(x_lo: float, x_hi: float, lanes: list[float], p_band: list[float], 
     return out
 
 
-def _clutter(rng, x_lo: float, x_hi: float, bands: dict[str, list[float]], y_back: float) -> list[Clutter]:
-    """Pallet stacks, loaded pallets and bins along the side racks, only in the y gaps
-    between bands (where no agent goes) and in front of the back rack."""
-    spans = sorted(bands.values())
-    gaps = [(a[1] + 0.8, b[0] - 0.8) for a, b in zip(spans, spans[1:])] + [(spans[-1][1] + 0.8, y_back - 2.0)]
+def _clutter(rng, agents: list[Agent], x_lo: float, x_hi: float, y_lo: float, y_back: float) -> list[Clutter]:
+    """Pallet stacks, loaded pallets and bins along the fronts of the side racks, wherever
+    no agent's box comes within CLUTTER_CLEAR_M of them at any time of the clip (checked
+    on a 0.25 s grid with a margin larger than any agent moves in 0.125 s)."""
+    ts = np.arange(0.0, DURATION_S + 1e-9, 0.25)
+    tracks = [(np.array([a.position(float(t))[:2] for t in ts]), 0.5 * math.hypot(*a.size[:2])) for a in agents]
+
+    def free(xy) -> bool:
+        return all(np.min(np.linalg.norm(P - xy, axis=1)) > r + CLUTTER_CLEAR_M for P, r in tracks)
+
     out = []
-    for g0, g1 in gaps:
-        y = g0
-        while y + 1.0 <= g1:
-            for x, sign in ((x_lo, 1), (x_hi, -1)):
-                if rng.random() < 0.55:
-                    kind = ("pallet_stack", "loaded_pallet", "bin")[int(rng.integers(3))]
-                    out.append(Clutter(kind=kind, position=[_r(x + sign * rng.uniform(0.8, 1.4)), _r(y + 0.6)],
-                                       yaw_deg=_r(90.0 * int(rng.integers(2)) + rng.uniform(-6, 6)),
-                                       count=int(rng.integers(2, 9)), load_h=_r(rng.uniform(0.5, 1.3)),
-                                       load_kind="wrapped" if rng.random() < 0.4 else "cartons"))
-            y += 1.6
+    y = y_lo
+    while y <= y_back - 2.0:
+        for x, sign in ((x_lo, 1), (x_hi, -1)):
+            xy = np.array([x + sign * rng.uniform(0.8, 1.3), y])
+            if rng.random() < 0.6 and free(xy):
+                kind = ("pallet_stack", "loaded_pallet", "bin")[int(rng.integers(3))]
+                out.append(Clutter(kind=kind, position=[_r(xy[0]), _r(xy[1])],
+                                   yaw_deg=_r(90.0 * int(rng.integers(2)) + rng.uniform(-6, 6)),
+                                   count=int(rng.integers(2, 9)), load_h=_r(rng.uniform(0.5, 1.3)),
+                                   load_kind="wrapped" if rng.random() < 0.4 else "cartons"))
+        y += 1.5
     return out
 
 
@@ -616,7 +621,7 @@ def sample_scene(rng: np.random.Generator, scene_id: str, seed: int) -> Warehous
         racks=_racks(rng, x_lo, x_hi, p0 - 3.0, y_back, lanes),
         stripes=_stripes(x_lo, x_hi, lanes, bands["P"], y_back) + zone_stripes(zone),
         zones=[zone],
-        clutter=_clutter(rng, x_lo, x_hi, bands, y_back),
+        clutter=_clutter(rng, cast.agents, x_lo, x_hi, p0 - 1.0, y_back),
         lamps=_lamps(x_lo, x_hi, y_back, 7.5),
         lighting=lighting,
         looks=cast.looks,

@@ -60,6 +60,14 @@ def _noisy(name, color, scale, amount, roughness, bump=0.0):
     return mat
 
 
+def _floor_material(color):
+    """Polished concrete: large pale/dark blotches, fine grain and a little bump."""
+    mat = materials.principled("floor", color, 0.45)
+    nt = mat.node_tree
+    materials.noise_tint(nt, nt.nodes["Principled BSDF"], color, 0.35, 0.28, coord="Object", bump=0.08, detail=8.0)
+    return mat
+
+
 def _emission(name: str, color, strength: float):
     mat = bpy.data.materials.new(name)
     mat.use_nodes = True
@@ -83,7 +91,7 @@ def _hall(scene, spec: WarehouseSpec, add) -> None:
     M[:3, 3] = [(x0 + x1) / 2, (y0 + y1) / 2, 0.0]
     add(shapes.mesh_object(scene, "floor", mesh_parts.box_part((x0 - (x0 + x1) / 2, y0 - (y0 + y1) / 2, -0.2),
                                                               (x1 - (x0 + x1) / 2, y1 - (y0 + y1) / 2, 0.0)),
-                           _noisy("floor", spec.floor_color, 1.5, 0.18, 0.55, bump=0.05), PASS["floor"], M), "floor")
+                           _floor_material(spec.floor_color), PASS["floor"], M), "floor")
     H, t = spec.wall_height, 0.3
     walls = [mesh_parts.box_part((x0 - t, y0 - t, 0), (x1 + t, y0, H)), mesh_parts.box_part((x0 - t, y1, 0), (x1 + t, y1 + t, H)),
              mesh_parts.box_part((x0 - t, y0, 0), (x0, y1, H)), mesh_parts.box_part((x1, y0, 0), (x1 + t, y1, H))]

@@ -289,10 +289,10 @@ class _Cast:
 
 
 def _forklift_to(x_stop: float, y: float, s: int, t_stop: float, v: float, t_acc: float, t_dec: float,
-                 approach: float, after: list) -> tuple[PathTrajectory, float]:
+                 approach: float, after: list) -> PathTrajectory:
     """A forklift along lane y (direction s) that stands, accelerates to v in t_acc,
     cruises, brakes to a stop at x_stop at t_stop in t_dec, then follows `after`;
-    it starts `approach` m before x_stop (shortened when there is no time). (traj, start x)."""
+    it starts `approach` m before x_stop (shortened when there is no time)."""
     ramps = 0.5 * v * (t_acc + t_dec)
     cruise_t = (approach - ramps) / v
     wait = t_stop - t_acc - t_dec - cruise_t
@@ -301,8 +301,7 @@ def _forklift_to(x_stop: float, y: float, s: int, t_stop: float, v: float, t_acc
     D = ramps + v * cruise_t
     prof = _profile([("stop", wait), ("accelerate", v, t_acc), ("cruise", cruise_t), ("decelerate", 0.0, t_dec)]
                     + after)
-    x0 = x_stop - s * D
-    return PathTrajectory(path=_line_path(x0, y, s), speed=prof, z=bodies.FORKLIFT_SIZE[2] / 2), x0
+    return PathTrajectory(path=_line_path(x_stop - s * D, y, s), speed=prof, z=bodies.FORKLIFT_SIZE[2] / 2)
 
 
 def _forklift_through(x_pass: float, y: float, s: int, t_pass: float, v: float, approach: float) -> PathTrajectory:
@@ -340,10 +339,9 @@ def _aisle(cast: _Cast, kind: str, band: str, y: float, xe: float, approach: flo
     t_pass = rng.uniform(3.0, 12.0)
     if kind == "carry_through":
         traj = _forklift_through(xe, y, s, t_pass, rng.uniform(1.5, 2.8), approach)
-        fid = cast.add(_forklift_look(rng), traj)
+        cast.add(_forklift_look(rng), traj)
         look = _pallet_look(rng)
         cast.add(look, _carried(traj, look, -3.0, None))
-        del fid
         return []
     v = rng.uniform(0.8, 1.5)                 # amr_through: constant speed, passing xe at t_pass
     D = min(approach, v * t_pass)
@@ -399,7 +397,7 @@ def _collision(cast: _Cast, band: str, y: float, xc: float, s: int, approach: fl
     aid = cast.add(_amr_look(rng), PathTrajectory(path=amr_path, speed=amr_prof, z=bodies.AMR_SIZE[2] / 2))
     p = rng.uniform(0.05, 0.12)
     x_stop = xc - s * (bodies.AMR_SIZE[1] / 2 - p + bodies.FORKLIFT_SIZE[0] / 2)
-    traj, _ = _forklift_to(x_stop, y, s, t_stop, rng.uniform(2.0, 2.8), 1.5, rng.uniform(0.5, 0.7), approach,
+    traj = _forklift_to(x_stop, y, s, t_stop, rng.uniform(2.0, 2.8), 1.5, rng.uniform(0.5, 0.7), approach,
                            [("stop", 40.0)])
     fid = cast.add(_forklift_look(rng), traj)
     return [ScriptedEvent(type="collision", actors=sorted([aid, fid]), positive=True, band=band,
@@ -415,14 +413,14 @@ def _pallet_job(cast: _Cast, band: str, y: float, xe: float, s: int, kind: str, 
     x_stop = xe - s * bodies.CARRY_OFFSET_X
     look = _pallet_look(rng)
     if kind == "pickup":
-        traj, _ = _forklift_to(x_stop, y, s, t_arrive, v, 1.2, 1.2, approach,
+        traj = _forklift_to(x_stop, y, s, t_arrive, v, 1.2, 1.2, approach,
                                [("stop", 1.8), ("accelerate", v, 1.2), ("cruise", 40.0)])
         fid = cast.add(_forklift_look(rng), traj)
         t_pick = t_arrive + 0.4
         pid = cast.add(look, _carried(traj, look, t_pick, None))
         t_ev = t_pick
     else:
-        traj, _ = _forklift_to(x_stop, y, s, t_arrive, v, 1.2, 1.2, approach, [("stop", 40.0)])
+        traj = _forklift_to(x_stop, y, s, t_arrive, v, 1.2, 1.2, approach, [("stop", 40.0)])
         fid = cast.add(_forklift_look(rng), traj)
         t_drop = t_arrive + 1.3
         pid = cast.add(look, _carried(traj, look, -3.0, t_drop))

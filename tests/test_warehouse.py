@@ -15,8 +15,7 @@ from blender_envs.infra.warehouse import (DURATION_S, FRAMES_PER_CLIP, NEAR_NEG_
 from blender_envs.infra.warehouse_events import MOVING_MPS, NEAR_MISS_M, derive_events
 from formats.canonical import canonical_json
 from geometry.clip import camera_pose
-from geometry.timeline import (Agent, Carried, Fall, FallingAgent, Line, Path, PathTrajectory, Stationary,
-                               profile_from_phases)
+from geometry.timeline import Agent, FallingAgent, Line, Path, PathTrajectory, Stationary, profile_from_phases
 from geometry.tracks import amodal_box
 from render_farm.seeds import rng_for
 
@@ -228,37 +227,6 @@ def test_collision_starts_when_the_forks_reach_the_amr(drawn):
             assert ev.t_start < s.planned["t_event_s"] < ev.t_end                 # the forklift stops inside it
             seen += 1
     assert seen >= 1
-
-
-# ------------------------------------------------------------------ timeline pieces
-
-def test_carried_load_hand_numbers():
-    carrier = PathTrajectory(path=Path(start=[0.0, 0.0], heading_deg=90.0, segments=[Line(length=20.0)]),
-                             speed=profile_from_phases(2.0, []), z=1.0)
-    c = Carried(carrier=carrier, offset=[1.0, 0.5], z=0.3, t_pick=1.0, t_drop=4.0, lift_m=0.1, lift_s=1.0)
-    # heading +y: ahead is +y, left is -x
-    assert np.allclose(c.state(0.0)[0], [-0.5, 2.0 + 1.0, 0.3])          # at rest where the carrier is at 1 s
-    assert np.allclose(c.state(1.5)[0], [-0.5, 3.0 + 1.0, 0.35])         # half lifted
-    assert np.allclose(c.state(1.5)[2], [0.0, 2.0, 0.1])
-    assert np.allclose(c.state(3.5)[0], [-0.5, 7.0 + 1.0, 0.35])         # half lowered
-    assert np.allclose(c.state(9.0)[0], [-0.5, 8.0 + 1.0, 0.3])          # put down at 4 s
-    with pytest.raises(ValueError):
-        Carried(carrier=carrier, offset=[1.0, 0.0], z=0.3, t_pick=1.0, t_drop=2.5, lift_m=0.1, lift_s=1.0)
-
-
-def test_falling_agent_pivots_on_its_front_edge():
-    traj = PathTrajectory(path=Path(start=[0.0, 0.0], heading_deg=0.0, segments=[Line(length=1.0)]),
-                          speed=profile_from_phases(0.0, [("stop", 1.0)]), z=0.9)
-    a = FallingAgent(track_id="p", category="person", mesh="person", size=[0.4, 0.5, 1.8], trajectory=traj,
-                     fall=Fall(t_start=1.0, duration_s=1.0))
-    assert np.allclose(a.position(0.5), [0.0, 0.0, 0.9])
-    assert a.fall.angle(1.5) == pytest.approx(math.radians(90) * (1 - math.cos(math.pi / 4)))
-    assert np.allclose(a.position(3.0), [0.2 + 0.9, 0.0, 0.2])            # lying ahead of the front edge
-    assert np.allclose(a.footprint(3.0), [[0.2, -0.25], [2.0, -0.25], [2.0, 0.25], [0.2, 0.25]])
-    moving = PathTrajectory(path=traj.path, speed=profile_from_phases(1.0, []), z=0.9)
-    with pytest.raises(ValueError, match="stand still"):
-        FallingAgent(track_id="p", category="person", mesh="person", size=[0.4, 0.5, 1.8], trajectory=moving,
-                     fall=Fall(t_start=1.0, duration_s=1.0))
 
 
 # ------------------------------------------------------------------ boxes without Blender

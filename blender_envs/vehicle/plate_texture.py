@@ -129,7 +129,8 @@ def board_texture(ro: str, vin: str, date: str, size_m: tuple[float, float], row
     head = int(0.13 * H)
     d.rectangle([0, 0, W - 1, head], fill=(170, 30, 35))
     title = text_mask("REPAIR ORDER", 0.45 * head)
-    img.paste(Image.new("RGB", title.size, (245, 245, 245)), ((W - title.width) // 2, (head - title.height) // 2), title)
+    img.paste(Image.new("RGB", title.size, (245, 245, 245)),
+              ((W - title.width) // 2, (head - title.height) // 2), title)
     y = head + int(0.04 * H)
     boxes = []
     cap = row_m * m

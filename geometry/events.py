@@ -84,8 +84,9 @@ def _separated(p: np.ndarray, q: np.ndarray) -> bool:
 
 
 def footprints_overlap(a: Agent, b: Agent, t: float) -> bool:
-    reach = 0.5 * (np.hypot(*a.size[:2]) + np.hypot(*b.size[:2]))
-    if ground_distance(a, b, t) > reach:  # farther apart than their half-diagonals: cannot touch
+    # farther apart than the two footprints can reach from their positions: they cannot touch
+    # (a fallen body's outline reaches much farther than its upright half-diagonal)
+    if ground_distance(a, b, t) > a.ground_reach() + b.ground_reach():
         return False
     return not _separated(a.footprint(t), b.footprint(t))
 

@@ -350,6 +350,11 @@ class Agent(BaseModel):
         M = self.pose(t)
         return local @ M[:2, :2].T + M[:2, 3]
 
+    def ground_reach(self) -> float:
+        """The farthest any footprint corner can lie from position(t) on the ground: the box's
+        half-diagonal (an upright box's footprint is centred on its position)."""
+        return 0.5 * float(np.hypot(self.size[0], self.size[1]))
+
     def box_corners(self, t: float) -> np.ndarray:
         """(8, 3) world corners of the agent's box at t (its amodal extent)."""
         h = np.asarray(self.size, float) / 2
@@ -404,6 +409,10 @@ class FallingAgent(Agent):
 
     def position(self, t: float) -> np.ndarray:
         return self.pose(t)[:3, 3]
+
+    def ground_reach(self) -> float:
+        """A tilted box's corners lie within its 3-D half-diagonal of its centre, the position."""
+        return 0.5 * float(np.linalg.norm(self.size))
 
     def footprint(self, t: float) -> np.ndarray:
         """(n, 2) counter-clockwise convex outline of the tilted box on the ground."""

@@ -106,3 +106,40 @@ def test_intervals_start_and_end_at_the_clip_ends():
     # two separate stays
     spans = intervals_where(lambda t: 0.2 < t < 0.3 or 0.6 < t < 0.7, 0.0, 1.0)
     assert [(round(a, 4), round(b, 4)) for a, b in spans] == [(0.2, 0.3), (0.6, 0.7)]
+
+
+def _fallen_person():
+    """A 0.4 x 0.5 x 1.8 m person at the origin facing +x who falls at 1 s for 1 s: lying, its
+    footprint spans x 0.2..2.0 and its position (the box centre) is at x 1.1."""
+    from geometry.timeline import Fall, FallingAgent, Line, Path, PathTrajectory, profile_from_phases
+
+    traj = PathTrajectory(path=Path(start=[0.0, 0.0], heading_deg=0.0, segments=[Line(length=1.0)]),
+                          speed=profile_from_phases(0.0, [("stop", 1.0)]), z=0.9)
+    return FallingAgent(track_id="p", category="person", mesh="person", size=[0.4, 0.5, 1.8], trajectory=traj,
+                        fall=Fall(t_start=1.0, duration_s=1.0))
+
+
+def test_a_fallen_body_collides_beyond_its_upright_reach():
+    """Lying, the body reaches 0.9 m from its centre, far past its upright half-diagonal (0.32 m):
+    a 1 m box whose near edge is at x 1.8 overlaps its footprint although the centres are 1.2 m
+    apart, more than the two upright half-diagonals (1.03 m)."""
+    from geometry.events import collisions
+
+    person, box = _fallen_person(), still("b", (2.3, 0.0))
+    assert ground_distance(person, box, 3.0) == pytest.approx(1.2)
+    assert not _separated(person.footprint(3.0), box.footprint(3.0))            # the outlines overlap
+    assert footprints_overlap(person, box, 3.0) and not footprints_overlap(person, box, 0.5)
+    assert not footprints_overlap(person, still("far", (3.1, 0.0)), 3.0)      # near edge at 2.6: clear
+    (span,) = [(e.t_start, e.t_end) for e in collisions(person, box, 0.0, 4.0)]
+    assert 1.0 < span[0] < 2.0 and span[1] == 4.0
+
+
+def test_ground_reach_bounds_every_footprint_corner():
+    person, box = _fallen_person(), still("b", (0.0, 0.0), size=(4.0, 2.0, 1.5))
+    assert box.ground_reach() == pytest.approx(np.hypot(4.0, 2.0) / 2)
+    assert person.ground_reach() == pytest.approx(np.linalg.norm([0.4, 0.5, 1.8]) / 2)
+    for t in np.linspace(0.0, 3.0, 31):
+        corners = person.footprint(float(t)) - person.position(float(t))[:2]
+        assert np.hypot(*corners.T).max() <= person.ground_reach() + 1e-12
+    lying = person.footprint(3.0) - person.position(3.0)[:2]
+    assert np.hypot(*lying.T).max() == pytest.approx(np.hypot(0.9, 0.25))     # > the upright 0.32 m

@@ -84,6 +84,8 @@ def test_thin_keeps_the_first_point_per_bucket_in_input_order():
     assert _thin(uv, 3.0).tolist() == [0, 1, 2, 3, 4, 5]
     assert _thin(uv, 30.0).tolist() == [0, 4]
     assert _thin(np.zeros((0, 2)), 10.0).tolist() == []
+    # the result indexes the caller's point arrays, also when it is empty
+    assert np.ones((3, 2))[_thin(np.zeros((0, 2)), 10.0)].shape == (0, 2)
 
 
 def test_route_length_and_sorted_edges():
@@ -272,10 +274,12 @@ def _cells(grid, ks):
 
 
 def _shown_route_case(goal_ks, *, start_k=(0, -2), margin=2.0, clear=1.0, spacing=10.0, blocked_ky=None,
-                      box_at=None):
+                      box_at=None, box_px=(1.0, 4.0), box_id=7, gap_kx=None):
     """_shown_route on the look-down floor (cells 10 px apart) from a start marker to `goal_ks`;
     (route, trial). `blocked_ky`: an occupied row of cells; `box_at`: a 1 cm high box (id 7,
-    not the target) just +x of that cell's centre, inside its marker disc but not under it."""
+    not the target) just +x of that cell's centre, inside its marker disc but not under it: `box_px` is its
+    extent in pixels right of the centre, `box_id` its id (9 is the target). `gap_kx`: one free cell in the
+    blocked row."""
     import trimesh
 
     from geometry.raycast import Raycaster, SceneMesh
@@ -287,12 +291,15 @@ def _shown_route_case(goal_ks, *, start_k=(0, -2), margin=2.0, clear=1.0, spacin
         x, y = _k_xy(*box_at)
         floor = trimesh.Trimesh(np.array([[-5, -5, 0], [5, -5, 0], [5, 5, 0], [-5, 5, 0]], float),
                                 [[0, 1, 2], [0, 2, 3]], process=False)
-        box = trimesh.creation.box(extents=(0.0375, 0.1, 0.01),
-                                   transform=trimesh.transformations.translation_matrix((x + 0.03125, y, 0.005)))
-        rc = Raycaster(SceneMesh.from_trimesh_parts([(1, "floor", floor), (7, "box", box)]))
+        x0, x1 = box_px[0] / 80, box_px[1] / 80
+        box = trimesh.creation.box(extents=(x1 - x0, 0.1, 0.01),
+                                   transform=trimesh.transformations.translation_matrix((x + (x0 + x1) / 2, y, 0.005)))
+        rc = Raycaster(SceneMesh.from_trimesh_parts([(1, "floor", floor), (box_id, "box", box)]))
     if blocked_ky is not None:
         ix, iy = grid.world_to_cell(np.array(_k_xy(0, blocked_ky)))
         grid.occupied[iy, :] = True
+        if gap_kx is not None:
+            grid.occupied[iy, grid.world_to_cell(np.array(_k_xy(gap_kx, blocked_ky)))[0]] = False
     pose = _down_pose()
     sx, sy = _k_xy(*start_k)
     trial = [Marker(pixel=(31.5 + 10 * start_k[0], 21.5 - 10 * start_k[1]), world=(sx, sy, 0.0), object_id=1,
@@ -343,6 +350,26 @@ def test_shown_route_goal_points_keep_a_clear_disc():
     # without the box the nearer goal is the end
     route, trial = _shown_route_case([(-2, 2), (2, 1)], start_k=(-2, -1))
     assert route == [0, 1] and trial[1].world[:2] == _k_xy(-2, 2)
+
+
+def test_shown_route_inserts_its_vertices_with_the_given_clear_disc():
+    # a box 2..4 px right of the nearer goal (-2, 2): outside a 1 px disc, inside a 3 px one. With
+    # clear_px 1 the goal is shown and inserted there; with 3 px it is not shown and the route ends at (2, 1).
+    route, trial = _shown_route_case([(-2, 2), (2, 1)], start_k=(-2, -1), box_at=(-2, 2), box_px=(2.0, 4.0))
+    assert route == [0, 1] and trial[1].world[:2] == _k_xy(-2, 2)
+    route, trial = _shown_route_case([(-2, 2), (2, 1)], start_k=(-2, -1), box_at=(-2, 2), box_px=(2.0, 4.0),
+                                     clear=3.0)
+    assert route == [0, 1] and trial[1].world[:2] == _k_xy(2, 1)
+    # the target itself (id 9) may share the goal marker's disc
+    route, trial = _shown_route_case([(-2, 2), (2, 1)], start_k=(-2, -1), box_at=(-2, 2), box_id=9, clear=3.0)
+    assert route == [0, 1] and trial[1].world[:2] == _k_xy(-2, 2)
+
+
+def test_shown_route_goes_round_a_wall_through_shown_floor():
+    # the row ky = 0 is occupied except the cell kx = 2: start (0, -2) -> (2, 0) -> goal (2, 2), the middle
+    # vertex a new marker on shown floor
+    route, trial = _shown_route_case([(kx, 2) for kx in range(-3, 4)], blocked_ky=0, gap_kx=2)
+    assert route == [0, 1, 2] and [m.world[:2] for m in trial[1:]] == [_k_xy(2, 0), _k_xy(2, 2)]
 
 
 # ------------------------------------------------ view_context: input checks and the image-relative defaults

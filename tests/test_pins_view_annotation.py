@@ -60,6 +60,29 @@ def grid5(cell=0.5, origin=(1.0, -1.0)):
                          occupied=np.zeros((H, W), bool), object_cells=np.zeros((H, W), np.int32))
 
 
+def test_vertex_predicate_needs_a_feasible_cell_a_legal_move_and_the_goal():
+    from geometry.view_annotation import _vertex_predicate
+
+    grid = grid5(origin=(0.0, 0.0))          # cell centres x = 0, 0.5, .., 2 and y = 0, .., 1.5
+    grid.occupied[2, 2] = True               # the cell at (1.0, 1.0)
+    feas = grid.free.copy()
+    feas[1, 3] = False                       # (1.5, 0.5): free floor, but not for this agent
+    goal = np.zeros(grid.shape, bool)
+    goal[1, 2:5] = True                      # (1.0, 0.5), (1.5, 0.5), (2.0, 0.5)
+    pts = [(1.0, 0.5), (1.5, 0.5), (2.0, 0.5), (0.5, 0.5), (9.0, 9.0), (0.5, 1.5)]
+    # the last vertex: feasible, in the goal region, reached by a legal move from (0, 0.5)
+    accept = _vertex_predicate(grid, feas, goal, (0.0, 0.5), None, 0.0, 0.1)
+    assert accept(pts).tolist() == [True, False, True, False, False, False]
+    assert accept((2.0, 0.5)).tolist() == [True]
+    # a middle vertex: anywhere feasible, and able to go on to (0.0, 1.5); (2.0, 0.5) -> (0.0, 1.5) runs
+    # through the occupied (1.0, 1.0), (1.0, 0.5) -> (0.0, 1.5) passes it by; (1.5, 0.5) is infeasible itself
+    accept = _vertex_predicate(grid, feas, None, (0.0, 0.5), (0.0, 1.5), 0.0, 0.1)
+    assert accept(pts).tolist() == [True, False, False, True, False, True]
+    # going on to (1.0, 1.5) from (1.0, 0.5) crosses the occupied (1.0, 1.0), from (0.0, 1.0) it passes above
+    accept = _vertex_predicate(grid, feas, None, (0.0, 0.5), (1.0, 1.5), 0.0, 0.1)
+    assert accept([(1.0, 0.5), (0.0, 1.0)]).tolist() == [False, True]
+
+
 def test_nearby_cells_nearest_first_and_inclusive():
     g = grid5()
     cells = np.zeros(g.shape, bool)

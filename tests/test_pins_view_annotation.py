@@ -395,6 +395,53 @@ def test_shown_route_goes_round_a_wall_through_shown_floor():
     assert route == [0, 1, 2] and [m.world[:2] for m in trial[1:]] == [_k_xy(2, 0), _k_xy(2, 2)]
 
 
+# ------------------------------------------------ _display_route: the planned vertices snapped or inserted
+
+def _display_case(goal_ks, marker_k=None, box_px=None, **params):
+    """_display_route for the point agent on the look-down floor from a start marker at (0, -2) to one
+    planned vertex, the first of `goal_ks` (the goal region's cells); `marker_k`: another ground marker
+    already on the sheet; `box_px`: a 1 cm box (id 7, not the target 3) that many pixels right of the
+    planned point. Returns (idx, trial)."""
+    import trimesh
+
+    from geometry.raycast import Raycaster, SceneMesh
+    from geometry.view_annotation import AnnotationParams, _display_route
+    from geometry.waypoints import Marker
+
+    rc, grid = _floor_scene()
+    if box_px is not None:
+        x, y = _k_xy(*goal_ks[0])
+        floor = trimesh.Trimesh(np.array([[-5, -5, 0], [5, -5, 0], [5, 5, 0], [-5, 5, 0]], float),
+                                [[0, 1, 2], [0, 2, 3]], process=False)
+        x0, x1 = box_px[0] / 80, box_px[1] / 80
+        box = trimesh.creation.box(extents=(x1 - x0, 0.1, 0.01),
+                                   transform=trimesh.transformations.translation_matrix((x + (x0 + x1) / 2, y, 0.005)))
+        rc = Raycaster(SceneMesh.from_trimesh_parts([(1, "floor", floor), (7, "box", box)]))
+    v = _ctx(params=AnnotationParams(nudge_m=0.0, **params), raycaster=rc, mesh=rc.mesh)
+    mk = lambda k: Marker(pixel=(31.5 + 10 * k[0], 21.5 - 10 * k[1]), world=(*_k_xy(*k), 0.0), object_id=1,  # noqa: E731
+                          kind="ground")
+    trial = [mk((0, -2))] + ([mk(marker_k)] if marker_k is not None else [])
+    gm = _cells(v.grid, goal_ks)
+    sparse = [np.array(_k_xy(0, -2)), np.array(_k_xy(*goal_ks[0]))]
+    return _display_route(v, trial, sparse, "point", gm, gm, 3), trial
+
+
+def test_display_route_snaps_to_a_marker_within_snap_m():
+    # the goal region holds the planned point (0, 1) and an existing marker 3 cells (0.375 m) away
+    idx, trial = _display_case([(0, 1), (3, 1)], marker_k=(3, 1), snap_m=0.4)
+    assert idx == [0, 1] and len(trial) == 2          # snapped onto the marker
+    idx, trial = _display_case([(0, 1), (3, 1)], marker_k=(3, 1), snap_m=0.3)
+    assert idx == [0, 2] and trial[2].world[:2] == _k_xy(0, 1)   # inserted at the planned point
+
+
+def test_display_route_inserts_with_the_given_clear_disc():
+    # a box 2..4 px right of the planned point: clear in a 1 px disc, not in a 3 px one (and no other
+    # goal cell, no nudging, no marker to fall back on)
+    idx, trial = _display_case([(0, 1)], box_px=(2.0, 4.0), clear_px=1.0)
+    assert idx == [0, 1] and trial[1].world[:2] == _k_xy(0, 1)
+    assert _display_case([(0, 1)], box_px=(2.0, 4.0), clear_px=3.0)[0] is None
+
+
 # ------------------------------------------------ view_context: input checks and the image-relative defaults
 
 def _ctx(width=64, height=44, params=None, **kw):

@@ -442,6 +442,86 @@ def test_display_route_inserts_with_the_given_clear_disc():
     assert _display_case([(0, 1)], box_px=(2.0, 4.0), clear_px=3.0)[0] is None
 
 
+# ------------------------------------------------ place_markers: the settings reach every sampler
+
+def _pebble_floor():
+    """The look-down floor strewn with 2.5 cm pebbles (id 7, 2 cm high) every 20 cm, and a 30 cm crate (id 8)."""
+    import trimesh
+
+    from geometry.raycast import Raycaster, SceneMesh
+
+    floor = trimesh.Trimesh(np.array([[-5, -5, 0], [5, -5, 0], [5, 5, 0], [-5, 5, 0]], float),
+                            [[0, 1, 2], [0, 2, 3]], process=False)
+    pebbles = [trimesh.creation.box(extents=(0.025, 0.025, 0.02),
+                                    transform=trimesh.transformations.translation_matrix((x, y, 0.01)))
+               for x in np.arange(-0.3, 1.4, 0.2) for y in np.arange(-0.4, 0.9, 0.2)]
+    crate = trimesh.creation.box(extents=(0.12, 0.12, 0.3),
+                                 transform=trimesh.transformations.translation_matrix((0.2, 0.5, 0.15)))
+    return Raycaster(SceneMesh.from_trimesh_parts([(1, "floor", floor), (7, "pebbles", trimesh.util.concatenate(pebbles)),
+                                                   (8, "crate", crate)]))
+
+
+def _markers(rc, **params):
+    from geometry.view_annotation import AnnotationParams, place_markers
+
+    v = _ctx(96, 72, params=AnnotationParams(n_ground=12, n_surface=3, **params), raycaster=rc, mesh=rc.mesh,
+             obstacle_ids=[7, 8])
+    return v, place_markers(v, np.random.default_rng(0))
+
+
+def _discs_clear(rc, v, markers, clear_px):
+    """Per marker: does its disc at clear_px see only floor (ground) or its own object (surface)?"""
+    from geometry.waypoints import disc_clear
+
+    ms = [markers.start] + markers.traversability[1:]
+    allowed = np.array([[1] if m.kind == "ground" else [m.object_id] for m in ms])
+    return disc_clear(rc, v.pose, np.array([m.pixel for m in ms]), allowed, clear_px)
+
+
+def test_place_markers_keeps_every_marker_disc_clear_at_clear_px():
+    rc = _pebble_floor()
+    v, m = _markers(rc, clear_px=6.0)
+    kinds = [x.kind for x in m.traversability]
+    assert kinds.count("ground") == 13 and kinds.count("surface") >= 1     # start + 12, and the crate
+    assert _discs_clear(rc, v, m, 6.0).all()
+    # the pebbles are close enough that a 3 px disc lets markers (the start among them) near a pebble
+    v, m = _markers(rc, clear_px=3.0)
+    ok = _discs_clear(rc, v, m, 6.0)
+    assert not ok[0] and not ok.all()
+
+
+def _border_px(m) -> float:
+    """Distance of a marker centre from the 96 x 72 image's border (pixel centres at integers)."""
+    u, v = m.pixel
+    return min(u + 0.5, 95.5 - u, v + 0.5, 71.5 - v)
+
+
+def test_place_markers_keeps_the_margin_and_the_distance_limit():
+    rc = _pebble_floor()
+    v, m = _markers(rc)
+    assert v.margin == 4.0                     # 3 % of 96 px -> 3, floored at 4
+    border = [_border_px(x) for x in m.traversability]
+    assert min(border) == 4.0
+    # ground candidates besides the start reach the 4 px margin line itself (v = 67.5), never past it
+    assert sum(_border_px(x) == 4.0 for x in m.ground) >= 1
+    # within 0.3 m of the camera's floor point (0.5, 0.25) the crate (nearest top point 0.31 m away) is out
+    _, m = _markers(rc, max_distance_m=0.3)
+    assert [x.kind for x in m.traversability].count("surface") == 0 and len(m.ground) >= 5
+    assert max(math.hypot(x.world[0] - 0.5, x.world[1] - 0.25) for x in m.traversability) <= 0.3
+
+
+def test_surface_negatives_stand_above_the_obstacle_band():
+    # surface negatives sit at least max(obstacle_min_z, 0.10) m above the floor: the 30 cm crate's top
+    # qualifies under the default 5 cm band floor, not when the band starts at 35 cm
+    from geometry.egopath_schema import GeometryParams
+
+    rc = _pebble_floor()
+    _, m = _markers(rc)
+    assert {x.object_id for x in m.traversability if x.kind == "surface"} == {8}
+    _, m = _markers(rc, geometry=GeometryParams(obstacle_min_z=0.35))
+    assert [x.kind for x in m.traversability].count("surface") == 0
+
+
 # ------------------------------------------------ view_context: input checks and the image-relative defaults
 
 def _ctx(width=64, height=44, params=None, **kw):

@@ -489,3 +489,57 @@ def test_format_failure_keeps_what_was_parsed():
     assert ep.evaluate_route(rq(), "Answer: []").ids == []
     assert ep.evaluate_route(rq(), "no idea").ids is None
     assert ep.evaluate_route(rq(), None).ids is None
+
+
+# ---------------------------------------------------------------- Table S12 buckets and the bootstrap engines
+
+def test_by_reference_edges_buckets_and_counts():
+    # references of 0 stored ids, 1 id (no edge), 2 edges, 3 and 4 edges; answers: two illegal edges (1-3 is
+    # not a legal edge) in the ">=3" bucket, one success with 2 edges
+    qs = [rq("a", reference=()), rq("b", reference=(1,)), rq("c"), rq("d", reference=(1, 2, 1, 2)),
+          rq("e", reference=(1, 2, 1, 2, 3))]
+    outs = [ep.evaluate(q, a) for q, a in zip(qs, ["[1, 2, 3]", "[1, 3]", "[1, 2, 3]", "[1, 3]", "[1, 3]"])]
+    assert [o.has_illegal_edge for o in outs] == [False, True, False, True, True]
+    assert ep._by_reference_edges(qs, outs) == {
+        "0": {"n": 2, "endpoint_hit": 2, "success": 1, "illegal_edge": 1},
+        "2": {"n": 1, "endpoint_hit": 1, "success": 1, "illegal_edge": 0},
+        ">=3": {"n": 2, "endpoint_hit": 2, "success": 0, "illegal_edge": 2}}
+
+
+def test_no_resampling_at_n_resamples_0_and_each_engine_alone(monkeypatch):
+    """n_resamples <= 0 gives point estimates without drawing; "fast" draws with ClusterDraws only,
+    "cluster_bootstrap" with the generic helper only."""
+    qs, ans = _bench()
+
+    def forbidden(*a, **k):
+        raise AssertionError("this engine must not run")
+
+    with monkeypatch.context() as m:
+        m.setattr(ep, "ClusterDraws", forbidden)
+        m.setattr(ep, "cluster_bootstrap", forbidden)
+        for n in (0, -1):
+            r = ep.evaluate_model(qs, ans, n_resamples=n)
+            assert r["tasks"]["point_path"]["spl"] == {"estimate": pytest.approx(100 * 7 / 26), "low": None,
+                                                        "high": None, "n_undefined": 0}
+    with monkeypatch.context() as m:
+        m.setattr(ep, "cluster_bootstrap", forbidden)
+        assert ep.evaluate_model(qs, ans, n_resamples=20)["tasks"]["point_path"]["spl"]["low"] is not None
+    with monkeypatch.context() as m:
+        m.setattr(ep, "ClusterDraws", forbidden)
+        r = ep.evaluate_model(qs, ans, n_resamples=20, engine="cluster_bootstrap")
+        assert r["tasks"]["point_path"]["spl"]["low"] is not None
+
+
+def test_one_resample_and_the_confidence_level():
+    qs, ans = _bench()
+    # one resample is an interval already: embodied_traversability has one scene group, so it is the sample
+    e = ep.evaluate_model(qs, ans, n_resamples=1)["tasks"]["embodied_traversability"]["ba"]
+    assert e == {"estimate": 50.0, "low": 50.0, "high": 50.0, "n_undefined": 0}
+    # point_path SPL over groups A (7/13) and B (0): a resample gives 0, 7/26 or 7/13 with odds 1/4, 1/2, 1/4,
+    # so a 40 % interval (30th..70th percentile) is 7/26 at both ends, a 95 % one spans 0..7/13
+    for engine in ("fast", "cluster_bootstrap"):
+        narrow = ep.evaluate_model(qs, ans, n_resamples=400, seed=7, confidence=0.4, engine=engine)
+        assert narrow["tasks"]["point_path"]["spl"]["low"] == pytest.approx(100 * 7 / 26)
+        assert narrow["tasks"]["point_path"]["spl"]["high"] == pytest.approx(100 * 7 / 26)
+        wide = ep.evaluate_model(qs, ans, n_resamples=400, seed=7, engine=engine)["tasks"]["point_path"]["spl"]
+        assert (wide["low"], wide["high"]) == (pytest.approx(0.0), pytest.approx(100 * 7 / 13))

@@ -99,6 +99,18 @@ def test_nearby_cells_nearest_first_and_inclusive():
     assert _nearby_cells(g, np.zeros(g.shape, bool), (0, 0), 9.0).shape == (0, 2)
 
 
+def test_nearby_cells_breaks_distance_ties_by_cell_order_on_a_large_grid():
+    # 21 x 21 free cells 0.5 m apart around the planned point: rings of 4 and 8 cells at equal distances;
+    # nearest first, equal distances in row-major cell order (np.nonzero's), whatever the array size
+    H = W = 21
+    grid = OccupancyGrid(origin_xy=(0.0, 0.0), cell_m=0.5, floor=np.ones((H, W), bool),
+                         occupied=np.zeros((H, W), bool), object_cells=np.zeros((H, W), np.int32))
+    got = _nearby_cells(grid, np.ones((H, W), bool), (5.0, 5.0), np.inf)
+    cells = [(0.5 * ix, 0.5 * iy) for iy in range(H) for ix in range(W)]
+    want = sorted(range(len(cells)), key=lambda i: (math.hypot(cells[i][0] - 5.0, cells[i][1] - 5.0), i))
+    assert got.tolist() == [list(cells[i]) for i in want]
+
+
 def test_thin_keeps_the_first_point_per_bucket_in_input_order():
     uv = np.array([[5.0, 5.0], [12.0, 3.0], [9.9, 9.9], [10.0, 0.0], [-0.1, 4.0], [25.0, 1.0]])
     # 10 px buckets: (0,0), (1,0), (0,0), (1,0), (-1,0), (2,0)
@@ -432,6 +444,13 @@ def test_display_route_snaps_to_a_marker_within_snap_m():
     assert idx == [0, 1] and len(trial) == 2          # snapped onto the marker
     idx, trial = _display_case([(0, 1), (3, 1)], marker_k=(3, 1), snap_m=0.3)
     assert idx == [0, 2] and trial[2].world[:2] == _k_xy(0, 1)   # inserted at the planned point
+
+
+def test_display_route_last_vertex_falls_back_to_any_goal_marker():
+    # the planned goal point (-3, 1) is hidden by a box; the only other goal cell (3, 1) already holds a marker,
+    # 0.75 m away (beyond snap_m and search_m): the goal vertex snaps to that marker rather than failing
+    idx, trial = _display_case([(-3, 1), (3, 1)], marker_k=(3, 1), box_px=(1.0, 4.0))
+    assert idx == [0, 1] and len(trial) == 2
 
 
 def test_display_route_inserts_with_the_given_clear_disc():

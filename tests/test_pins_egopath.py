@@ -543,3 +543,24 @@ def test_one_resample_and_the_confidence_level():
         assert narrow["tasks"]["point_path"]["spl"]["high"] == pytest.approx(100 * 7 / 26)
         wide = ep.evaluate_model(qs, ans, n_resamples=400, seed=7, engine=engine)["tasks"]["point_path"]["spl"]
         assert (wide["low"], wide["high"]) == (pytest.approx(0.0), pytest.approx(100 * 7 / 13))
+
+
+def test_route_diagnostics_and_single_id_answers():
+    qs, ans = _bench()
+    d = ep.evaluate_model(qs, ans, n_resamples=0)["tasks"]["point_path"]["diagnostics"]
+    # pp1 [1, 2, 1, 4, 3]: legal, reaches 3 (13 m against 7); pp2 [1, 3]: 1-3 is no edge, ends on the goal
+    assert d == {"vpr": 50.0, "sr": 50.0, "spl": pytest.approx(100 * 7 / 26), "evaluable": 100.0,
+                 "endpoint_hit": 100.0, "first_edge_legal": 50.0, "full_route_legal": 50.0,
+                 "has_illegal_edge": 50.0, "illegal_later_given_first_legal": 0.0,
+                 "illegal_later_given_first_and_end": 0.0}
+    # single_id counts answers naming exactly one id (Figure 3's "start only" failures); no ids is a format failure
+    rs = [rq("s1"), rq("s2"), rq("s3"), rq("s4")]
+    r = ep.evaluate_model(rs, {"s1": "[1]", "s2": "[3]", "s3": "[1, 3]", "s4": "[]"}, n_resamples=0)
+    assert r["tasks"]["point_path"]["single_id"] == 2
+
+
+def test_score_stays_undefined_with_a_task_missing_also_when_resampling():
+    qs, ans = _bench()
+    r = ep.evaluate_model(qs[:4], ans, n_resamples=20)
+    assert r["score_missing_tasks"] == ["embodied_path", "intent_path"]
+    assert r["score"] == {"estimate": None, "low": None, "high": None, "n_undefined": 0}

@@ -564,3 +564,10 @@ def test_score_stays_undefined_with_a_task_missing_also_when_resampling():
     r = ep.evaluate_model(qs[:4], ans, n_resamples=20)
     assert r["score_missing_tasks"] == ["embodied_path", "intent_path"]
     assert r["score"] == {"estimate": None, "low": None, "high": None, "n_undefined": 0}
+
+
+def test_empty_item_table_sums_to_zero_per_task():
+    t = ep.ItemTable([], [])
+    s = t.sums(np.zeros(0, dtype=np.intp))
+    assert s["n"].tolist() == [0.0] * len(TASKS) and s["spl"].tolist() == [0.0] * len(TASKS)
+    assert t.matrix(np.zeros(0, dtype=np.intp)).shape == (0, 8 * len(TASKS))

@@ -694,6 +694,17 @@ def test_targets_at_exactly_the_minimum_start_distance_keep_their_route():
     assert beyond.routes == [] and len(beyond.route.waypoints) == 13  # the start and 12 ground candidates
 
 
+def test_an_unreachable_target_gets_no_unit_and_the_others_keep_theirs():
+    # a crate (id 9) inside a closed pen of 1 m walls (id 10): no agent can reach its goal region, so it has
+    # no route unit, for neither agent; the cabinet's route is unaffected
+    pen = [(10, "pen", lohi) for lohi in (((-2.2, 3.8, 0.0), (-0.6, 3.9, 1.0)), ((-2.2, 5.3, 0.0), (-0.6, 5.4, 1.0)),
+                                           ((-2.2, 3.8, 0.0), (-2.1, 5.4, 1.0)), ((-0.7, 3.8, 0.0), (-0.6, 5.4, 1.0)))]
+    crate = [(9, "crate", ((-1.6, 4.4, 0.0), (-1.2, 4.8, 0.6)))]
+    ann, _ = _room_view(CABINET + crate + pen, [6, 9])
+    assert [u.target_object_id for u in ann.routes] == [6]
+    assert ann.routes[0].point_reference is not None and ann.routes[0].embodied_reference is not None
+
+
 # ------------------------------------------------ verify_units on a hand-made route sheet
 
 def _sheet_case(planned_display, blocked=True, goal_xy=(0.5, 0.0)):

@@ -705,6 +705,19 @@ def test_an_unreachable_target_gets_no_unit_and_the_others_keep_theirs():
     assert ann.routes[0].point_reference is not None and ann.routes[0].embodied_reference is not None
 
 
+def test_a_target_at_the_start_is_no_route_question_for_either_agent():
+    # a 1 cm rug (id 9, below the obstacle band, so no obstacle) 5 cm beside the cabinet view's start at
+    # (0.363, 0.908): the start already lies in both agents' goal regions, so the rug gets no unit
+    from geometry.view_annotation import _footprint_distance
+
+    x, y = 0.362801744731325, 0.9077520935300568
+    rug = [(9, "rug", ((x + 0.05, y - 0.3, 0.0), (x + 0.6, y + 0.3, 0.01)))]
+    ann, grid = _room_view(CABINET + rug, [6, 9])
+    assert ann.route.waypoints[0].world[:2] == [x, y]
+    assert _footprint_distance(grid, 9, (x, y)) < 0.10      # within the goal ring of the rug's footprint
+    assert [u.target_object_id for u in ann.routes] == [6]
+
+
 # ------------------------------------------------ verify_units on a hand-made route sheet
 
 def _sheet_case(planned_display, blocked=True, goal_xy=(0.5, 0.0)):

@@ -571,3 +571,20 @@ def test_empty_item_table_sums_to_zero_per_task():
     s = t.sums(np.zeros(0, dtype=np.intp))
     assert s["n"].tolist() == [0.0] * len(TASKS) and s["spl"].tolist() == [0.0] * len(TASKS)
     assert t.matrix(np.zeros(0, dtype=np.intp)).shape == (0, 8 * len(TASKS))
+
+
+def test_route_length_is_on_the_floor_plane_from_xy_or_xyz_points():
+    # 1 (0, 0) -> 2 (3, 0) -> 3 (3, 4): 7 m whatever the heights; x, y alone is enough; one coordinate is not
+    q = rq(world={1: (0, 0), 2: (3, 0), 3: (3, 4), 4: (0, 4)})
+    q3 = q.model_copy(update={"waypoint_world": {"1": [0.0, 0.0, 0.0], "2": [3.0, 0.0, 5.0], "3": [3.0, 4.0, -2.0]}})
+    assert ep.route_length_m(q3, [1, 2, 3]) == 7.0
+    q2 = q.model_copy(update={"waypoint_world": {"1": [0.0, 0.0], "2": [3.0, 0.0], "3": [3.0, 4.0]}})
+    assert ep.route_length_m(q2, [1, 2, 3]) == 7.0
+    q1 = q.model_copy(update={"waypoint_world": {"1": [0.0], "2": [3.0, 0.0]}})
+    with pytest.raises(ValueError, match="no world point for display id 1"):
+        ep.route_length_m(q1, [1, 2])
+
+
+def test_letters_never_count_as_brackets():
+    # the depth guard counts only '[' and '{': prose of any letters before the answer does not trip it
+    assert ep.parse_id_list("X" * (ep.MAX_DEPTH + 5) + " so: [1, 2]") == [1, 2]

@@ -588,3 +588,12 @@ def test_route_length_is_on_the_floor_plane_from_xy_or_xyz_points():
 def test_letters_never_count_as_brackets():
     # the depth guard counts only '[' and '{': prose of any letters before the answer does not trip it
     assert ep.parse_id_list("X" * (ep.MAX_DEPTH + 5) + " so: [1, 2]") == [1, 2]
+
+
+def test_bracket_depth_guard_at_its_limit():
+    # greatest rise of opens minus closes, '[' and '{' up, ']' and '}' down (never below 0), letters ignored
+    L = ep.MAX_DEPTH
+    assert ep._shallow("[" * L) and not ep._shallow("[" * (L + 1))
+    assert not ep._shallow("[X" * (L + 1))                       # letters do not close
+    assert ep._shallow("[[]" + "[" * (L - 1)) and not ep._shallow("[[]" + "[" * L)   # one close undoes one open
+    assert ep._shallow("]]]" + "[" * L) and ep._shallow("{" * L + "}" + "[")

@@ -619,8 +619,9 @@ def test_view_context_rejects_inconsistent_inputs():
 
 # ------------------------------------------------ whole views: the stage clock and the start-distance cut
 
-def _room_view(objects, target_ids, seed=0, timings=None, **settings):
-    """build_view_annotation on a 6 x 8 m walled room with boxes (test_view_annotation_pin's room)."""
+def _room_view(objects, target_ids, seed=0, timings=None, inputs_only=False, **settings):
+    """build_view_annotation on a 6 x 8 m walled room with boxes (test_view_annotation_pin's room);
+    `inputs_only`: its keyword arguments instead."""
     import trimesh
 
     from geometry.camera import CameraPose, PhoneLens, look_at
@@ -653,12 +654,12 @@ def _room_view(objects, target_ids, seed=0, timings=None, **settings):
                                   bbox_px=[0, 0, 80, 80], visible_surface=0.8, distance_m=3.0, strict_visible=True,
                                   same_category_in_view=1,
                                   footprint_xy=[[lo[0], lo[1]], [hi[0], lo[1]], [hi[0], hi[1]], [lo[0], hi[1]]]))
-    ann = build_view_annotation(
-        mesh=mesh, raycaster=Raycaster(mesh), grid=grid, pose=pose, targets=targets, floor_ids=[1],
-        obstacle_ids=[2] + [oid for oid, _, _ in objects], rng=np.random.default_rng(seed),
-        target_texts={oid: f"the {by_id[oid][0]}" for oid in target_ids}, params=AnnotationParams(**settings),
-        timings=timings)
-    return ann, grid
+    kw = dict(mesh=mesh, raycaster=Raycaster(mesh), grid=grid, pose=pose, targets=targets, floor_ids=[1],
+              obstacle_ids=[2] + [oid for oid, _, _ in objects], rng=np.random.default_rng(seed),
+              target_texts={oid: f"the {by_id[oid][0]}" for oid in target_ids}, params=AnnotationParams(**settings))
+    if inputs_only:
+        return kw
+    return build_view_annotation(**kw, timings=timings), grid
 
 
 BARRED = [(7, "barrier", ((-2.0, 2.0, 0.0), (1.6, 2.4, 0.4))), (8, "shelf", ((-2.0, 4.4, 0.0), (-1.2, 4.8, 1.0)))]
@@ -692,6 +693,23 @@ def test_targets_at_exactly_the_minimum_start_distance_keep_their_route():
     assert at.route.waypoints[0].world == start.world and len(at.routes) == 1
     beyond, _ = _room_view(CABINET, [6], min_target_start_m=d + 1e-9)
     assert beyond.routes == [] and len(beyond.route.waypoints) == 13  # the start and 12 ground candidates
+
+
+def test_plan_routes_records_each_displayed_route_as_marker_indices():
+    # stage 2 on the cabinet view: both agents get a planned route from the start (marker 0) to a marker in
+    # their goal region, loop-free, over the markers it displays
+    from geometry.view_annotation import StageClock, place_markers, plan_routes, view_context
+
+    kw = _room_view(CABINET, [6], inputs_only=True)
+    v = view_context(kw["mesh"], kw["raycaster"], kw["grid"], kw["pose"], kw["targets"], kw["floor_ids"],
+                     kw["obstacle_ids"], kw["target_texts"], kw["params"])
+    plans = plan_routes(v, place_markers(v, kw["rng"]), kw["targets"], StageClock(None))
+    for agent in ("point", "embodied"):
+        route = plans.planned[(6, agent)]
+        assert route is not None and route[0] == 0 and len(route) >= 2 and len(set(route)) == len(route)
+        end = plans.route_markers[route[-1]]
+        assert bool(v.grid.lookup(plans.goal_masks[(6, agent)], end.xy[None, :], outside=False)[0])
+        assert plans.start_in_goal[(6, agent)] is False
 
 
 def test_an_unreachable_target_gets_no_unit_and_the_others_keep_theirs():

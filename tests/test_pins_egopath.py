@@ -597,3 +597,11 @@ def test_bracket_depth_guard_at_its_limit():
     assert not ep._shallow("[X" * (L + 1))                       # letters do not close
     assert ep._shallow("[[]" + "[" * (L - 1)) and not ep._shallow("[[]" + "[" * L)   # one close undoes one open
     assert ep._shallow("]]]" + "[" * L) and ep._shallow("{" * L + "}" + "[")
+
+
+def test_scan_resumes_one_character_after_a_failed_array():
+    # a '[' that opens no JSON array is skipped by one character: the array right behind it still counts,
+    # and the scan goes on at the next '[' (not the last), so a nested answer after it stays nested
+    assert ep.parse_id_list("[[1, 2]") == [1, 2]
+    assert ep._json_arrays("[x [1, [2]] [3]") == [[1, [2]], [3]]
+    assert ep.parse_id_list("[x [1, [2]]") is None

@@ -480,11 +480,12 @@ def _pebble_floor():
                                                    (8, "crate", crate)]))
 
 
-def _markers(rc, **params):
+def _markers(rc, grid=None, n_surface_override=3, **params):
     from geometry.view_annotation import AnnotationParams, place_markers
 
-    v = _ctx(96, 72, params=AnnotationParams(n_ground=12, n_surface=3, **params), raycaster=rc, mesh=rc.mesh,
-             obstacle_ids=[7, 8])
+    extra = {} if grid is None else {"grid": grid}
+    v = _ctx(96, 72, params=AnnotationParams(n_ground=12, n_surface=n_surface_override, **params), raycaster=rc,
+             mesh=rc.mesh, obstacle_ids=[7, 8], **extra)
     return v, place_markers(v, np.random.default_rng(0))
 
 
@@ -527,6 +528,23 @@ def test_place_markers_keeps_the_margin_and_the_distance_limit():
     _, m = _markers(rc, max_distance_m=0.3)
     assert [x.kind for x in m.traversability].count("surface") == 0 and len(m.ground) >= 5
     assert max(math.hypot(x.world[0] - 0.5, x.world[1] - 0.25) for x in m.traversability) <= 0.3
+
+
+def test_clearance_sensitive_candidates_come_first_and_keep_their_spacing():
+    # an occupied row at y = -0.25 makes the floor within 0.3 m of it point-only: ceil(12 * 0.25) = 3 ground
+    # candidates are drawn there first, and every marker keeps min_spacing_px (12) from the start and each other
+    H, W = 20, 24
+    occ = np.zeros((H, W), bool)
+    occ[6, :] = True
+    grid = OccupancyGrid(origin_xy=(-1.0, -1.0), cell_m=0.125, floor=np.ones((H, W), bool), occupied=occ,
+                         object_cells=np.zeros((H, W), np.int32))
+    rc = _pebble_floor()
+    v, m = _markers(rc, n_surface_override=0, grid=grid)
+    sens = [bool(v.feas("point")(x.xy)[0] and not v.feas("embodied")(x.xy)[0]) for x in m.ground]
+    assert len(m.ground) == 12 and sens[:3] == [True, True, True]
+    px = np.array([m.start.pixel] + [x.pixel for x in m.ground])
+    d = np.hypot(*(px[:, None, :] - px[None, :, :]).transpose(2, 0, 1))
+    assert v.spacing == 12.0 and d[np.triu_indices(len(px), 1)].min() >= 12.0
 
 
 def test_surface_negatives_stand_above_the_obstacle_band():

@@ -127,6 +127,12 @@ def split_of_group(group: str, fractions: dict[str, float] | None = None, salt: 
     if unknown or any(not v >= 0 for v in fr.values()) or abs(sum(fr.values()) - 1.0) > 1e-9:
         raise EgoPathExportError(f"split fractions must be non-negative over {SPLITS} and sum to 1, got {fr}")
     u = int.from_bytes(hashlib.sha256(f"{salt}:{group}".encode()).digest()[:8], "big") / 2 ** 64
+    return _split_at(u, fr)
+
+
+def _split_at(u: float, fr: dict[str, float]) -> str:
+    """The split whose cumulative band (benchmark, validation, train) holds u in [0, 1); past the
+    last band (fractions that sum to a hair under 1) it is train."""
     acc = 0.0
     for name in ("benchmark", "validation", "train"):
         acc += fr.get(name, 0.0)

@@ -515,17 +515,15 @@ def evaluate_model(questions: Sequence[Question], answers: Mapping[str, Any], n_
         idx = full[table.task == k]
         t_out = [outcomes[i] for i in idx]
         entry: dict[str, Any] = {"n": int(len(idx)), "n_scene_groups": len({table.group[i] for i in idx})}
+        for m in TRAV_METRICS if task in TRAVERSABILITY_TASKS else ROUTE_METRICS:
+            entry[m] = boot(table.task_stat(task, m), idx, lambda R, m=m, k=k: _vec(m, R, k), key=k + 1)
         if task in TRAVERSABILITY_TASKS:
-            for m in TRAV_METRICS:
-                entry[m] = boot(table.task_stat(task, m), idx, lambda R, m=m, k=k: _vec(m, R, k), key=k + 1)
             c = {k: int(sum(getattr(o, k) for o in t_out)) for k in ("tp", "fp", "fn", "tn", "n_invalid")}
             entry["counts"] = c
             entry["pooled"] = _nan_none({k: 100 * v for k, v in
                                          traversability_metrics(c["tp"], c["fp"], c["fn"], c["tn"]).items()})
             entry["parse_failures"] = sum(not o.parsed for o in t_out)
         else:
-            for m in ROUTE_METRICS:
-                entry[m] = boot(table.task_stat(task, m), idx, lambda R, m=m, k=k: _vec(m, R, k), key=k + 1)
             entry["diagnostics"] = _nan_none({k: 100 * v for k, v in route_metrics(t_out).items()})
             entry["stages"] = {s or "success": sum(o.stage == s for o in t_out) for s in (*STAGES, None)}
             entry["single_id"] = sum(1 for o in t_out if o.ids and len(o.ids) == 1)

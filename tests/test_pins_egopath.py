@@ -489,3 +489,119 @@ def test_format_failure_keeps_what_was_parsed():
     assert ep.evaluate_route(rq(), "Answer: []").ids == []
     assert ep.evaluate_route(rq(), "no idea").ids is None
     assert ep.evaluate_route(rq(), None).ids is None
+
+
+# ---------------------------------------------------------------- Table S12 buckets and the bootstrap engines
+
+def test_by_reference_edges_buckets_and_counts():
+    # references of 0 stored ids, 1 id (no edge), 2 edges, 3 and 4 edges; answers: two illegal edges (1-3 is
+    # not a legal edge) in the ">=3" bucket, one success with 2 edges
+    qs = [rq("a", reference=()), rq("b", reference=(1,)), rq("c"), rq("d", reference=(1, 2, 1, 2)),
+          rq("e", reference=(1, 2, 1, 2, 3))]
+    outs = [ep.evaluate(q, a) for q, a in zip(qs, ["[1, 2, 3]", "[1, 3]", "[1, 2, 3]", "[1, 3]", "[1, 3]"])]
+    assert [o.has_illegal_edge for o in outs] == [False, True, False, True, True]
+    assert ep._by_reference_edges(qs, outs) == {
+        "0": {"n": 2, "endpoint_hit": 2, "success": 1, "illegal_edge": 1},
+        "2": {"n": 1, "endpoint_hit": 1, "success": 1, "illegal_edge": 0},
+        ">=3": {"n": 2, "endpoint_hit": 2, "success": 0, "illegal_edge": 2}}
+
+
+def test_no_resampling_at_n_resamples_0_and_each_engine_alone(monkeypatch):
+    """n_resamples <= 0 gives point estimates without drawing; "fast" draws with ClusterDraws only,
+    "cluster_bootstrap" with the generic helper only."""
+    qs, ans = _bench()
+
+    def forbidden(*a, **k):
+        raise AssertionError("this engine must not run")
+
+    with monkeypatch.context() as m:
+        m.setattr(ep, "ClusterDraws", forbidden)
+        m.setattr(ep, "cluster_bootstrap", forbidden)
+        for n in (0, -1):
+            r = ep.evaluate_model(qs, ans, n_resamples=n)
+            assert r["tasks"]["point_path"]["spl"] == {"estimate": pytest.approx(100 * 7 / 26), "low": None,
+                                                        "high": None, "n_undefined": 0}
+    with monkeypatch.context() as m:
+        m.setattr(ep, "cluster_bootstrap", forbidden)
+        assert ep.evaluate_model(qs, ans, n_resamples=20)["tasks"]["point_path"]["spl"]["low"] is not None
+    with monkeypatch.context() as m:
+        m.setattr(ep, "ClusterDraws", forbidden)
+        r = ep.evaluate_model(qs, ans, n_resamples=20, engine="cluster_bootstrap")
+        assert r["tasks"]["point_path"]["spl"]["low"] is not None
+
+
+def test_one_resample_and_the_confidence_level():
+    qs, ans = _bench()
+    # one resample is an interval already: embodied_traversability has one scene group, so it is the sample
+    e = ep.evaluate_model(qs, ans, n_resamples=1)["tasks"]["embodied_traversability"]["ba"]
+    assert e == {"estimate": 50.0, "low": 50.0, "high": 50.0, "n_undefined": 0}
+    # point_path SPL over groups A (7/13) and B (0): a resample gives 0, 7/26 or 7/13 with odds 1/4, 1/2, 1/4,
+    # so a 40 % interval (30th..70th percentile) is 7/26 at both ends, a 95 % one spans 0..7/13
+    for engine in ("fast", "cluster_bootstrap"):
+        narrow = ep.evaluate_model(qs, ans, n_resamples=400, seed=7, confidence=0.4, engine=engine)
+        assert narrow["tasks"]["point_path"]["spl"]["low"] == pytest.approx(100 * 7 / 26)
+        assert narrow["tasks"]["point_path"]["spl"]["high"] == pytest.approx(100 * 7 / 26)
+        wide = ep.evaluate_model(qs, ans, n_resamples=400, seed=7, engine=engine)["tasks"]["point_path"]["spl"]
+        assert (wide["low"], wide["high"]) == (pytest.approx(0.0), pytest.approx(100 * 7 / 13))
+
+
+def test_route_diagnostics_and_single_id_answers():
+    qs, ans = _bench()
+    d = ep.evaluate_model(qs, ans, n_resamples=0)["tasks"]["point_path"]["diagnostics"]
+    # pp1 [1, 2, 1, 4, 3]: legal, reaches 3 (13 m against 7); pp2 [1, 3]: 1-3 is no edge, ends on the goal
+    assert d == {"vpr": 50.0, "sr": 50.0, "spl": pytest.approx(100 * 7 / 26), "evaluable": 100.0,
+                 "endpoint_hit": 100.0, "first_edge_legal": 50.0, "full_route_legal": 50.0,
+                 "has_illegal_edge": 50.0, "illegal_later_given_first_legal": 0.0,
+                 "illegal_later_given_first_and_end": 0.0}
+    # single_id counts answers naming exactly one id (Figure 3's "start only" failures); no ids is a format failure
+    rs = [rq("s1"), rq("s2"), rq("s3"), rq("s4")]
+    r = ep.evaluate_model(rs, {"s1": "[1]", "s2": "[3]", "s3": "[1, 3]", "s4": "[]"}, n_resamples=0)
+    assert r["tasks"]["point_path"]["single_id"] == 2
+
+
+def test_score_stays_undefined_with_a_task_missing_also_when_resampling():
+    qs, ans = _bench()
+    r = ep.evaluate_model(qs[:4], ans, n_resamples=20)
+    assert r["score_missing_tasks"] == ["embodied_path", "intent_path"]
+    assert r["score"] == {"estimate": None, "low": None, "high": None, "n_undefined": 0}
+
+
+def test_empty_item_table_sums_to_zero_per_task():
+    t = ep.ItemTable([], [])
+    s = t.sums(np.zeros(0, dtype=np.intp))
+    assert s["n"].tolist() == [0.0] * len(TASKS) and s["spl"].tolist() == [0.0] * len(TASKS)
+    assert t.matrix(np.zeros(0, dtype=np.intp)).shape == (0, 8 * len(TASKS))
+
+
+def test_route_length_is_on_the_floor_plane_from_xy_or_xyz_points():
+    # 1 (0, 0) -> 2 (3, 0) -> 3 (3, 4): 7 m whatever the heights; x, y alone is enough; one coordinate is not
+    q = rq(world={1: (0, 0), 2: (3, 0), 3: (3, 4), 4: (0, 4)})
+    q3 = q.model_copy(update={"waypoint_world": {"1": [0.0, 0.0, 0.0], "2": [3.0, 0.0, 5.0], "3": [3.0, 4.0, -2.0]}})
+    assert ep.route_length_m(q3, [1, 2, 3]) == 7.0
+    q2 = q.model_copy(update={"waypoint_world": {"1": [0.0, 0.0], "2": [3.0, 0.0], "3": [3.0, 4.0]}})
+    assert ep.route_length_m(q2, [1, 2, 3]) == 7.0
+    q1 = q.model_copy(update={"waypoint_world": {"1": [0.0], "2": [3.0, 0.0]}})
+    with pytest.raises(ValueError, match="no world point for display id 1"):
+        ep.route_length_m(q1, [1, 2])
+
+
+def test_letters_never_count_as_brackets():
+    # the depth guard counts only '[' and '{': prose of any letters before the answer does not trip it
+    assert ep.parse_id_list("X" * (ep.MAX_DEPTH + 5) + " so: [1, 2]") == [1, 2]
+
+
+def test_bracket_depth_guard_at_its_limit():
+    # greatest rise of opens minus closes, '[' and '{' up, ']' and '}' down (never below 0), letters ignored
+    L = ep.MAX_DEPTH
+    assert ep._shallow("[" * L) and not ep._shallow("[" * (L + 1))
+    assert not ep._shallow("[X" * (L + 1))                       # letters do not close
+    assert ep._shallow("[[]" + "[" * (L - 1)) and not ep._shallow("[[]" + "[" * L)   # one close undoes one open
+    assert ep._shallow("]]]" + "[" * L) and ep._shallow("{" * L + "}" + "[")
+
+
+def test_scan_resumes_one_character_after_a_failed_array():
+    # a '[' that opens no JSON array is skipped by one character: the array right behind it still counts,
+    # and the scan goes on at the next '[' (not the last), so a nested answer after it stays nested
+    assert ep.parse_id_list("[[1, 2]") == [1, 2]
+    assert ep._json_arrays("[x [1, [2]] [3]") == [[1, [2]], [3]]
+    assert ep.parse_id_list("[x [1, [2]]") is None

@@ -57,6 +57,16 @@ def test_split_rule_at_its_thresholds():
     assert split_of_group("zz", {"train": 1.0}) == "train" and split_of_group("zz", {"benchmark": 1.0}) == "benchmark"
 
 
+def test_split_past_every_band_is_train():
+    # fractions may sum to a hair under 1 (tolerance 1e-9): a u beyond the last band is train, even with no
+    # train share; just below the bands' end it is the last band's split
+    fr = {"benchmark": 0.5, "validation": 0.5 - 5e-10}
+    assert split_of_group("a", fr) == "benchmark" and E._split_at(0.5, fr) == "validation"
+    assert E._split_at(1 - 1e-10, fr) == "train"
+    assert E._split_at(1 - 1e-9, fr) == "validation"
+    assert E._split_at(1 - 1e-10, {"benchmark": 1 - 5e-10}) == "train"
+
+
 @pytest.mark.parametrize("fr", [{"test": 1.0}, {"benchmark": 1.2, "train": -0.2}, {"benchmark": 0.5, "train": 0.4},
                                 {"benchmark": 0.5, "train": 0.5 + 2e-9},
                                 # NaN passes every comparison (`< 0` and `> 1e-9` are both False): refused, not all-train

@@ -603,3 +603,25 @@ def test_camera_inside_mesh_needs_a_strict_majority_of_its_64_rays():
     assert np.allclose(mesh.face_normals(), n)
     assert camera_inside_mesh(Raycaster(mesh), mesh, np.zeros(3)) is False
     assert camera_inside_mesh(Raycaster(mesh), mesh, np.zeros(3), n_dirs=65) is True
+
+
+def test_visible_mask_tolerance_edges_exactly():
+    """The first hit counts as not in front when t >= dist (1 - eps) - abs_tol (inclusive) and as clearly
+    beyond when t > dist (1 + eps) + abs_tol (strict). eps = 2^-10, abs_tol = 2^-19 and dist = 16 make both
+    edges exact in float32 (16 - 2^-6 - 2^-19 and 16 + 2^-6 + 2^-19), where the ray hits a plate at that z."""
+    eps, tol = 2.0 ** -10, 2.0 ** -19
+    near, far = 16 - 2 ** -6 - tol, 16 + 2 ** -6 + tol
+
+    def seen(z, oid):
+        plate = trimesh.Trimesh(np.array([[-1, -1, z], [1, -1, z], [1, 1, z], [-1, 1, z]], float), [[0, 1, 2], [0, 2, 3]],
+                                process=False)
+        rc = Raycaster(SceneMesh.from_trimesh_parts([(oid, "plate", plate)]))
+        assert rc.cast(np.zeros((1, 3)), np.array([[0.0, 0.0, 1.0]]))[0][0] == z   # the hit is the plate, exactly
+        return bool(visible_mask(rc, np.zeros(3), np.array([[0.0, 0.0, 16.0]]), 1, eps=eps, abs_tol=tol)[0])
+
+    # the target's own surface exactly at the near edge is the point itself; one float32 step nearer is in front
+    assert seen(near, 1) is True
+    assert seen(near - 2.0 ** -20, 1) is False
+    # another object exactly at the far edge is a coincident surface (hidden); one float32 step beyond is clear
+    assert seen(far, 2) is False
+    assert seen(far + 2.0 ** -19, 2) is True

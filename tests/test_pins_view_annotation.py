@@ -60,6 +60,29 @@ def grid5(cell=0.5, origin=(1.0, -1.0)):
                          occupied=np.zeros((H, W), bool), object_cells=np.zeros((H, W), np.int32))
 
 
+def test_vertex_predicate_needs_a_feasible_cell_a_legal_move_and_the_goal():
+    from geometry.view_annotation import _vertex_predicate
+
+    grid = grid5(origin=(0.0, 0.0))          # cell centres x = 0, 0.5, .., 2 and y = 0, .., 1.5
+    grid.occupied[2, 2] = True               # the cell at (1.0, 1.0)
+    feas = grid.free.copy()
+    feas[1, 3] = False                       # (1.5, 0.5): free floor, but not for this agent
+    goal = np.zeros(grid.shape, bool)
+    goal[1, 2:5] = True                      # (1.0, 0.5), (1.5, 0.5), (2.0, 0.5)
+    pts = [(1.0, 0.5), (1.5, 0.5), (2.0, 0.5), (0.5, 0.5), (9.0, 9.0), (0.5, 1.5)]
+    # the last vertex: feasible, in the goal region, reached by a legal move from (0, 0.5)
+    accept = _vertex_predicate(grid, feas, goal, (0.0, 0.5), None, 0.0, 0.1)
+    assert accept(pts).tolist() == [True, False, True, False, False, False]
+    assert accept((2.0, 0.5)).tolist() == [True]
+    # a middle vertex: anywhere feasible, and able to go on to (0.0, 1.5); (2.0, 0.5) -> (0.0, 1.5) runs
+    # through the occupied (1.0, 1.0), (1.0, 0.5) -> (0.0, 1.5) passes it by; (1.5, 0.5) is infeasible itself
+    accept = _vertex_predicate(grid, feas, None, (0.0, 0.5), (0.0, 1.5), 0.0, 0.1)
+    assert accept(pts).tolist() == [True, False, False, True, False, True]
+    # going on to (1.0, 1.5) from (1.0, 0.5) crosses the occupied (1.0, 1.0), from (0.0, 1.0) it passes above
+    accept = _vertex_predicate(grid, feas, None, (0.0, 0.5), (1.0, 1.5), 0.0, 0.1)
+    assert accept([(1.0, 0.5), (0.0, 1.0)]).tolist() == [False, True]
+
+
 def test_nearby_cells_nearest_first_and_inclusive():
     g = grid5()
     cells = np.zeros(g.shape, bool)
@@ -76,6 +99,18 @@ def test_nearby_cells_nearest_first_and_inclusive():
     assert _nearby_cells(g, np.zeros(g.shape, bool), (0, 0), 9.0).shape == (0, 2)
 
 
+def test_nearby_cells_breaks_distance_ties_by_cell_order_on_a_large_grid():
+    # 21 x 21 free cells 0.5 m apart around the planned point: rings of 4 and 8 cells at equal distances;
+    # nearest first, equal distances in row-major cell order (np.nonzero's), whatever the array size
+    H = W = 21
+    grid = OccupancyGrid(origin_xy=(0.0, 0.0), cell_m=0.5, floor=np.ones((H, W), bool),
+                         occupied=np.zeros((H, W), bool), object_cells=np.zeros((H, W), np.int32))
+    got = _nearby_cells(grid, np.ones((H, W), bool), (5.0, 5.0), np.inf)
+    cells = [(0.5 * ix, 0.5 * iy) for iy in range(H) for ix in range(W)]
+    want = sorted(range(len(cells)), key=lambda i: (math.hypot(cells[i][0] - 5.0, cells[i][1] - 5.0), i))
+    assert got.tolist() == [list(cells[i]) for i in want]
+
+
 def test_thin_keeps_the_first_point_per_bucket_in_input_order():
     uv = np.array([[5.0, 5.0], [12.0, 3.0], [9.9, 9.9], [10.0, 0.0], [-0.1, 4.0], [25.0, 1.0]])
     # 10 px buckets: (0,0), (1,0), (0,0), (1,0), (-1,0), (2,0)
@@ -84,6 +119,8 @@ def test_thin_keeps_the_first_point_per_bucket_in_input_order():
     assert _thin(uv, 3.0).tolist() == [0, 1, 2, 3, 4, 5]
     assert _thin(uv, 30.0).tolist() == [0, 4]
     assert _thin(np.zeros((0, 2)), 10.0).tolist() == []
+    # the result indexes the caller's point arrays, also when it is empty
+    assert np.ones((3, 2))[_thin(np.zeros((0, 2)), 10.0)].shape == (0, 2)
 
 
 def test_route_length_and_sorted_edges():
@@ -272,10 +309,12 @@ def _cells(grid, ks):
 
 
 def _shown_route_case(goal_ks, *, start_k=(0, -2), margin=2.0, clear=1.0, spacing=10.0, blocked_ky=None,
-                      box_at=None):
+                      box_at=None, box_px=(1.0, 4.0), box_id=7, gap_kx=None):
     """_shown_route on the look-down floor (cells 10 px apart) from a start marker to `goal_ks`;
     (route, trial). `blocked_ky`: an occupied row of cells; `box_at`: a 1 cm high box (id 7,
-    not the target) just +x of that cell's centre, inside its marker disc but not under it."""
+    not the target) just +x of that cell's centre, inside its marker disc but not under it: `box_px` is its
+    extent in pixels right of the centre, `box_id` its id (9 is the target). `gap_kx`: one free cell in the
+    blocked row."""
     import trimesh
 
     from geometry.raycast import Raycaster, SceneMesh
@@ -287,12 +326,15 @@ def _shown_route_case(goal_ks, *, start_k=(0, -2), margin=2.0, clear=1.0, spacin
         x, y = _k_xy(*box_at)
         floor = trimesh.Trimesh(np.array([[-5, -5, 0], [5, -5, 0], [5, 5, 0], [-5, 5, 0]], float),
                                 [[0, 1, 2], [0, 2, 3]], process=False)
-        box = trimesh.creation.box(extents=(0.0375, 0.1, 0.01),
-                                   transform=trimesh.transformations.translation_matrix((x + 0.03125, y, 0.005)))
-        rc = Raycaster(SceneMesh.from_trimesh_parts([(1, "floor", floor), (7, "box", box)]))
+        x0, x1 = box_px[0] / 80, box_px[1] / 80
+        box = trimesh.creation.box(extents=(x1 - x0, 0.1, 0.01),
+                                   transform=trimesh.transformations.translation_matrix((x + (x0 + x1) / 2, y, 0.005)))
+        rc = Raycaster(SceneMesh.from_trimesh_parts([(1, "floor", floor), (box_id, "box", box)]))
     if blocked_ky is not None:
         ix, iy = grid.world_to_cell(np.array(_k_xy(0, blocked_ky)))
         grid.occupied[iy, :] = True
+        if gap_kx is not None:
+            grid.occupied[iy, grid.world_to_cell(np.array(_k_xy(gap_kx, blocked_ky)))[0]] = False
     pose = _down_pose()
     sx, sy = _k_xy(*start_k)
     trial = [Marker(pixel=(31.5 + 10 * start_k[0], 21.5 - 10 * start_k[1]), world=(sx, sy, 0.0), object_id=1,
@@ -343,6 +385,178 @@ def test_shown_route_goal_points_keep_a_clear_disc():
     # without the box the nearer goal is the end
     route, trial = _shown_route_case([(-2, 2), (2, 1)], start_k=(-2, -1))
     assert route == [0, 1] and trial[1].world[:2] == _k_xy(-2, 2)
+
+
+def test_shown_route_inserts_its_vertices_with_the_given_clear_disc():
+    # a box 2..4 px right of the nearer goal (-2, 2): outside a 1 px disc, inside a 3 px one. With
+    # clear_px 1 the goal is shown and inserted there; with 3 px it is not shown and the route ends at (2, 1).
+    route, trial = _shown_route_case([(-2, 2), (2, 1)], start_k=(-2, -1), box_at=(-2, 2), box_px=(2.0, 4.0))
+    assert route == [0, 1] and trial[1].world[:2] == _k_xy(-2, 2)
+    route, trial = _shown_route_case([(-2, 2), (2, 1)], start_k=(-2, -1), box_at=(-2, 2), box_px=(2.0, 4.0),
+                                     clear=3.0)
+    assert route == [0, 1] and trial[1].world[:2] == _k_xy(2, 1)
+    # the target itself (id 9) may share the goal marker's disc
+    route, trial = _shown_route_case([(-2, 2), (2, 1)], start_k=(-2, -1), box_at=(-2, 2), box_id=9, clear=3.0)
+    assert route == [0, 1] and trial[1].world[:2] == _k_xy(-2, 2)
+
+
+def test_shown_route_goes_round_a_wall_through_shown_floor():
+    # the row ky = 0 is occupied except the cell kx = 2: start (0, -2) -> (2, 0) -> goal (2, 2), the middle
+    # vertex a new marker on shown floor
+    route, trial = _shown_route_case([(kx, 2) for kx in range(-3, 4)], blocked_ky=0, gap_kx=2)
+    assert route == [0, 1, 2] and [m.world[:2] for m in trial[1:]] == [_k_xy(2, 0), _k_xy(2, 2)]
+
+
+# ------------------------------------------------ _display_route: the planned vertices snapped or inserted
+
+def _display_case(goal_ks, marker_k=None, box_px=None, **params):
+    """_display_route for the point agent on the look-down floor from a start marker at (0, -2) to one
+    planned vertex, the first of `goal_ks` (the goal region's cells); `marker_k`: another ground marker
+    already on the sheet; `box_px`: a 1 cm box (id 7, not the target 3) that many pixels right of the
+    planned point. Returns (idx, trial)."""
+    import trimesh
+
+    from geometry.raycast import Raycaster, SceneMesh
+    from geometry.view_annotation import AnnotationParams, _display_route
+    from geometry.waypoints import Marker
+
+    rc, grid = _floor_scene()
+    if box_px is not None:
+        x, y = _k_xy(*goal_ks[0])
+        floor = trimesh.Trimesh(np.array([[-5, -5, 0], [5, -5, 0], [5, 5, 0], [-5, 5, 0]], float),
+                                [[0, 1, 2], [0, 2, 3]], process=False)
+        x0, x1 = box_px[0] / 80, box_px[1] / 80
+        box = trimesh.creation.box(extents=(x1 - x0, 0.1, 0.01),
+                                   transform=trimesh.transformations.translation_matrix((x + (x0 + x1) / 2, y, 0.005)))
+        rc = Raycaster(SceneMesh.from_trimesh_parts([(1, "floor", floor), (7, "box", box)]))
+    v = _ctx(params=AnnotationParams(nudge_m=0.0, **params), raycaster=rc, mesh=rc.mesh)
+    mk = lambda k: Marker(pixel=(31.5 + 10 * k[0], 21.5 - 10 * k[1]), world=(*_k_xy(*k), 0.0), object_id=1,  # noqa: E731
+                          kind="ground")
+    trial = [mk((0, -2))] + ([mk(marker_k)] if marker_k is not None else [])
+    gm = _cells(v.grid, goal_ks)
+    sparse = [np.array(_k_xy(0, -2)), np.array(_k_xy(*goal_ks[0]))]
+    return _display_route(v, trial, sparse, "point", gm, gm, 3), trial
+
+
+def test_display_route_snaps_to_a_marker_within_snap_m():
+    # the goal region holds the planned point (0, 1) and an existing marker 3 cells (0.375 m) away
+    idx, trial = _display_case([(0, 1), (3, 1)], marker_k=(3, 1), snap_m=0.4)
+    assert idx == [0, 1] and len(trial) == 2          # snapped onto the marker
+    idx, trial = _display_case([(0, 1), (3, 1)], marker_k=(3, 1), snap_m=0.3)
+    assert idx == [0, 2] and trial[2].world[:2] == _k_xy(0, 1)   # inserted at the planned point
+
+
+def test_display_route_last_vertex_falls_back_to_any_goal_marker():
+    # the planned goal point (-3, 1) is hidden by a box; the only other goal cell (3, 1) already holds a marker,
+    # 0.75 m away (beyond snap_m and search_m): the goal vertex snaps to that marker rather than failing
+    idx, trial = _display_case([(-3, 1), (3, 1)], marker_k=(3, 1), box_px=(1.0, 4.0))
+    assert idx == [0, 1] and len(trial) == 2
+
+
+def test_display_route_inserts_with_the_given_clear_disc():
+    # a box 2..4 px right of the planned point: clear in a 1 px disc, not in a 3 px one (and no other
+    # goal cell, no nudging, no marker to fall back on)
+    idx, trial = _display_case([(0, 1)], box_px=(2.0, 4.0), clear_px=1.0)
+    assert idx == [0, 1] and trial[1].world[:2] == _k_xy(0, 1)
+    assert _display_case([(0, 1)], box_px=(2.0, 4.0), clear_px=3.0)[0] is None
+
+
+# ------------------------------------------------ place_markers: the settings reach every sampler
+
+def _pebble_floor():
+    """The look-down floor strewn with 2.5 cm pebbles (id 7, 2 cm high) every 20 cm, and a 30 cm crate (id 8)."""
+    import trimesh
+
+    from geometry.raycast import Raycaster, SceneMesh
+
+    floor = trimesh.Trimesh(np.array([[-5, -5, 0], [5, -5, 0], [5, 5, 0], [-5, 5, 0]], float),
+                            [[0, 1, 2], [0, 2, 3]], process=False)
+    pebbles = [trimesh.creation.box(extents=(0.025, 0.025, 0.02),
+                                    transform=trimesh.transformations.translation_matrix((x, y, 0.01)))
+               for x in np.arange(-0.3, 1.4, 0.2) for y in np.arange(-0.4, 0.9, 0.2)]
+    crate = trimesh.creation.box(extents=(0.12, 0.12, 0.3),
+                                 transform=trimesh.transformations.translation_matrix((0.2, 0.5, 0.15)))
+    return Raycaster(SceneMesh.from_trimesh_parts([(1, "floor", floor), (7, "pebbles", trimesh.util.concatenate(pebbles)),
+                                                   (8, "crate", crate)]))
+
+
+def _markers(rc, grid=None, n_surface_override=3, **params):
+    from geometry.view_annotation import AnnotationParams, place_markers
+
+    extra = {} if grid is None else {"grid": grid}
+    v = _ctx(96, 72, params=AnnotationParams(n_ground=12, n_surface=n_surface_override, **params), raycaster=rc,
+             mesh=rc.mesh, obstacle_ids=[7, 8], **extra)
+    return v, place_markers(v, np.random.default_rng(0))
+
+
+def _discs_clear(rc, v, markers, clear_px):
+    """Per marker: does its disc at clear_px see only floor (ground) or its own object (surface)?"""
+    from geometry.waypoints import disc_clear
+
+    ms = [markers.start] + markers.traversability[1:]
+    allowed = np.array([[1] if m.kind == "ground" else [m.object_id] for m in ms])
+    return disc_clear(rc, v.pose, np.array([m.pixel for m in ms]), allowed, clear_px)
+
+
+def test_place_markers_keeps_every_marker_disc_clear_at_clear_px():
+    rc = _pebble_floor()
+    v, m = _markers(rc, clear_px=6.0)
+    kinds = [x.kind for x in m.traversability]
+    assert kinds.count("ground") == 13 and kinds.count("surface") >= 1     # start + 12, and the crate
+    assert _discs_clear(rc, v, m, 6.0).all()
+    # the pebbles are close enough that a 3 px disc lets markers (the start among them) near a pebble
+    v, m = _markers(rc, clear_px=3.0)
+    ok = _discs_clear(rc, v, m, 6.0)
+    assert not ok[0] and not ok.all()
+
+
+def _border_px(m) -> float:
+    """Distance of a marker centre from the 96 x 72 image's border (pixel centres at integers)."""
+    u, v = m.pixel
+    return min(u + 0.5, 95.5 - u, v + 0.5, 71.5 - v)
+
+
+def test_place_markers_keeps_the_margin_and_the_distance_limit():
+    rc = _pebble_floor()
+    v, m = _markers(rc)
+    assert v.margin == 4.0                     # 3 % of 96 px -> 3, floored at 4
+    border = [_border_px(x) for x in m.traversability]
+    assert min(border) == 4.0
+    # ground candidates besides the start reach the 4 px margin line itself (v = 67.5), never past it
+    assert sum(_border_px(x) == 4.0 for x in m.ground) >= 1
+    # within 0.3 m of the camera's floor point (0.5, 0.25) the crate (nearest top point 0.31 m away) is out
+    _, m = _markers(rc, max_distance_m=0.3)
+    assert [x.kind for x in m.traversability].count("surface") == 0 and len(m.ground) >= 5
+    assert max(math.hypot(x.world[0] - 0.5, x.world[1] - 0.25) for x in m.traversability) <= 0.3
+
+
+def test_clearance_sensitive_candidates_come_first_and_keep_their_spacing():
+    # an occupied row at y = -0.25 makes the floor within 0.3 m of it point-only: ceil(12 * 0.25) = 3 ground
+    # candidates are drawn there first, and every marker keeps min_spacing_px (12) from the start and each other
+    H, W = 20, 24
+    occ = np.zeros((H, W), bool)
+    occ[6, :] = True
+    grid = OccupancyGrid(origin_xy=(-1.0, -1.0), cell_m=0.125, floor=np.ones((H, W), bool), occupied=occ,
+                         object_cells=np.zeros((H, W), np.int32))
+    rc = _pebble_floor()
+    v, m = _markers(rc, n_surface_override=0, grid=grid)
+    sens = [bool(v.feas("point")(x.xy)[0] and not v.feas("embodied")(x.xy)[0]) for x in m.ground]
+    assert len(m.ground) == 12 and sens[:3] == [True, True, True]
+    px = np.array([m.start.pixel] + [x.pixel for x in m.ground])
+    d = np.hypot(*(px[:, None, :] - px[None, :, :]).transpose(2, 0, 1))
+    assert v.spacing == 12.0 and d[np.triu_indices(len(px), 1)].min() >= 12.0
+
+
+def test_surface_negatives_stand_above_the_obstacle_band():
+    # surface negatives sit at least max(obstacle_min_z, 0.10) m above the floor: the 30 cm crate's top
+    # qualifies under the default 5 cm band floor, not when the band starts at 35 cm
+    from geometry.egopath_schema import GeometryParams
+
+    rc = _pebble_floor()
+    _, m = _markers(rc)
+    assert {x.object_id for x in m.traversability if x.kind == "surface"} == {8}
+    _, m = _markers(rc, geometry=GeometryParams(obstacle_min_z=0.35))
+    assert [x.kind for x in m.traversability].count("surface") == 0
 
 
 # ------------------------------------------------ view_context: input checks and the image-relative defaults
@@ -423,8 +637,9 @@ def test_view_context_rejects_inconsistent_inputs():
 
 # ------------------------------------------------ whole views: the stage clock and the start-distance cut
 
-def _room_view(objects, target_ids, seed=0, timings=None, **settings):
-    """build_view_annotation on a 6 x 8 m walled room with boxes (test_view_annotation_pin's room)."""
+def _room_view(objects, target_ids, seed=0, timings=None, inputs_only=False, **settings):
+    """build_view_annotation on a 6 x 8 m walled room with boxes (test_view_annotation_pin's room);
+    `inputs_only`: its keyword arguments instead."""
     import trimesh
 
     from geometry.camera import CameraPose, PhoneLens, look_at
@@ -457,12 +672,12 @@ def _room_view(objects, target_ids, seed=0, timings=None, **settings):
                                   bbox_px=[0, 0, 80, 80], visible_surface=0.8, distance_m=3.0, strict_visible=True,
                                   same_category_in_view=1,
                                   footprint_xy=[[lo[0], lo[1]], [hi[0], lo[1]], [hi[0], hi[1]], [lo[0], hi[1]]]))
-    ann = build_view_annotation(
-        mesh=mesh, raycaster=Raycaster(mesh), grid=grid, pose=pose, targets=targets, floor_ids=[1],
-        obstacle_ids=[2] + [oid for oid, _, _ in objects], rng=np.random.default_rng(seed),
-        target_texts={oid: f"the {by_id[oid][0]}" for oid in target_ids}, params=AnnotationParams(**settings),
-        timings=timings)
-    return ann, grid
+    kw = dict(mesh=mesh, raycaster=Raycaster(mesh), grid=grid, pose=pose, targets=targets, floor_ids=[1],
+              obstacle_ids=[2] + [oid for oid, _, _ in objects], rng=np.random.default_rng(seed),
+              target_texts={oid: f"the {by_id[oid][0]}" for oid in target_ids}, params=AnnotationParams(**settings))
+    if inputs_only:
+        return kw
+    return build_view_annotation(**kw, timings=timings), grid
 
 
 BARRED = [(7, "barrier", ((-2.0, 2.0, 0.0), (1.6, 2.4, 0.4))), (8, "shelf", ((-2.0, 4.4, 0.0), (-1.2, 4.8, 1.0)))]
@@ -496,6 +711,47 @@ def test_targets_at_exactly_the_minimum_start_distance_keep_their_route():
     assert at.route.waypoints[0].world == start.world and len(at.routes) == 1
     beyond, _ = _room_view(CABINET, [6], min_target_start_m=d + 1e-9)
     assert beyond.routes == [] and len(beyond.route.waypoints) == 13  # the start and 12 ground candidates
+
+
+def test_plan_routes_records_each_displayed_route_as_marker_indices():
+    # stage 2 on the cabinet view: both agents get a planned route from the start (marker 0) to a marker in
+    # their goal region, loop-free, over the markers it displays
+    from geometry.view_annotation import StageClock, place_markers, plan_routes, view_context
+
+    kw = _room_view(CABINET, [6], inputs_only=True)
+    v = view_context(kw["mesh"], kw["raycaster"], kw["grid"], kw["pose"], kw["targets"], kw["floor_ids"],
+                     kw["obstacle_ids"], kw["target_texts"], kw["params"])
+    plans = plan_routes(v, place_markers(v, kw["rng"]), kw["targets"], StageClock(None))
+    for agent in ("point", "embodied"):
+        route = plans.planned[(6, agent)]
+        assert route is not None and route[0] == 0 and len(route) >= 2 and len(set(route)) == len(route)
+        end = plans.route_markers[route[-1]]
+        assert bool(v.grid.lookup(plans.goal_masks[(6, agent)], end.xy[None, :], outside=False)[0])
+        assert plans.start_in_goal[(6, agent)] is False
+
+
+def test_an_unreachable_target_gets_no_unit_and_the_others_keep_theirs():
+    # a crate (id 9) inside a closed pen of 1 m walls (id 10): no agent can reach its goal region, so it has
+    # no route unit, for neither agent; the cabinet's route is unaffected
+    pen = [(10, "pen", lohi) for lohi in (((-2.2, 3.8, 0.0), (-0.6, 3.9, 1.0)), ((-2.2, 5.3, 0.0), (-0.6, 5.4, 1.0)),
+                                           ((-2.2, 3.8, 0.0), (-2.1, 5.4, 1.0)), ((-0.7, 3.8, 0.0), (-0.6, 5.4, 1.0)))]
+    crate = [(9, "crate", ((-1.6, 4.4, 0.0), (-1.2, 4.8, 0.6)))]
+    ann, _ = _room_view(CABINET + crate + pen, [6, 9])
+    assert [u.target_object_id for u in ann.routes] == [6]
+    assert ann.routes[0].point_reference is not None and ann.routes[0].embodied_reference is not None
+
+
+def test_a_target_at_the_start_is_no_route_question_for_either_agent():
+    # a 1 cm rug (id 9, below the obstacle band, so no obstacle) 5 cm beside the cabinet view's start at
+    # (0.363, 0.908): the start already lies in both agents' goal regions, so the rug gets no unit
+    from geometry.view_annotation import _footprint_distance
+
+    x, y = 0.362801744731325, 0.9077520935300568
+    rug = [(9, "rug", ((x + 0.05, y - 0.3, 0.0), (x + 0.6, y + 0.3, 0.01)))]
+    ann, grid = _room_view(CABINET + rug, [6, 9])
+    assert ann.route.waypoints[0].world[:2] == [x, y]
+    assert _footprint_distance(grid, 9, (x, y)) < 0.10      # within the goal ring of the rug's footprint
+    assert [u.target_object_id for u in ann.routes] == [6]
 
 
 # ------------------------------------------------ verify_units on a hand-made route sheet

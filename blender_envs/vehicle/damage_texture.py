@@ -23,12 +23,14 @@ import math
 
 import numpy as np
 from PIL import Image, ImageDraw
+from scipy.ndimage import gaussian_filter
 
 from blender_envs.vehicle.damage import DamageSite
 
 PX_PER_M = (2500.0, 600.0)        # texture resolution: 2.5 px/mm, fewer on big sites (long side <= MAX_PX)
 MAX_PX = 1400
 MIN_PX = 48
+HEIGHT_BLUR_M = 0.0006            # the height map is smoothed this much (sigma): no bump cliffs at a blotch's edge
 PAINT_ROUGH = 0.35                # car_build's paint roughness (under damage_view_build's clear coat)
 PRIMER = (0.42, 0.42, 0.40)       # light grey primer, linear
 METAL = (0.62, 0.62, 0.64)        # bare steel
@@ -131,10 +133,10 @@ def damage_texture(site: DamageSite, paint_rgb) -> dict[str, np.ndarray]:
         color = np.where(core[..., None], rust, color)
         alpha = np.maximum(alpha, cov)
         rough = np.where(core, 0.85 + 0.1 * shade, rough)
-        height = np.where(core, -0.6 * pits, height)
+        height = np.where(core, -0.3 * pits, height)
         ring = inside & ~core
         bubbles = np.clip((fractal_noise(rng, shape, cell_px=0.004 * ppm, octaves=2) - 0.55) / 0.45, 0.0, 1.0)
-        height = np.where(ring, bubbles * (1.0 - 0.6 * rho), height)
+        height = np.where(ring, 0.5 * bubbles * (1.0 - 0.6 * rho), height)
         color = np.where(ring[..., None], color * (1.0 - 0.25 * bubbles[..., None]), color)
     if "scratch" in site.kinds:
         pm, mm = _strokes(rng, site, shape, ppm)
@@ -146,4 +148,5 @@ def damage_texture(site: DamageSite, paint_rgb) -> dict[str, np.ndarray]:
         rough = rough * (1 - pm) + pm * 0.6
         rough = rough * (1 - mm) + mm * 0.3
         height = np.minimum(height, -0.5 * pm - 0.5 * mm)
+    height = np.where(inside, gaussian_filter(height, HEIGHT_BLUR_M * ppm), 0.0)
     return {"color": color, "alpha": alpha, "metal": metal, "rough": rough, "height": height}

@@ -44,6 +44,7 @@ def _float_image(name: str, rgba: np.ndarray, non_color: bool):
     img.pixels.foreach_set(np.ascontiguousarray(rgba[::-1], np.float32).ravel())   # bpy rows run bottom-up
     if non_color:
         img.colorspace_settings.name = "Non-Color"
+    img.alpha_mode = "CHANNEL_PACKED"   # alpha is a coverage channel: never divide the colour by it
     img.pack()
     return img
 

@@ -165,8 +165,12 @@ def site_frame(spec: DamageViewSpec) -> tuple[np.ndarray, np.ndarray, np.ndarray
     car = spec.lot.subject
     c, _, _, n = ellipse_axes(car.body, spec.damage)
     rect = site_rect(car.body, spec.damage)
-    R = lambda d: to_world(car.placement, d) - to_world(car.placement, np.zeros(3))   # noqa: E731 (directions)
-    return to_world(car.placement, c), R(n), R(np.asarray(rect.u, float)), R(np.asarray(rect.v, float))
+    origin = to_world(car.placement, np.zeros(3))
+
+    def direction(d):
+        return to_world(car.placement, np.asarray(d, float)) - origin
+
+    return to_world(car.placement, c), direction(n), direction(rect.u), direction(rect.v)
 
 
 def site_world_samples(spec: DamageViewSpec) -> np.ndarray:

@@ -20,12 +20,11 @@ import numpy as np
 
 from blender_envs.core.bpy_env import bpy
 from blender_envs.core import shapes
-from blender_envs.vehicle.body import car_to_world, linear_rgb, panels
+from blender_envs.vehicle.body import car_to_world, linear_rgb, panels, to_world
 from blender_envs.vehicle.damage_texture import damage_texture
 from blender_envs.vehicle.damage_view import (DAMAGE_OBJECT, DAMAGE_PASS, DamageViewSpec, ellipse_axes,
                                               holed_rect_mesh, patch_mesh)
 from blender_envs.vehicle.lot_build import build_lot
-from blender_envs.vehicle.body import to_world
 from geometry.scene import BuildInfo, SceneObject
 
 COAT_ROUGHNESS = 0.04

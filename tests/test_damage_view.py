@@ -361,6 +361,33 @@ def test_exported_damage_mesh_has_the_ground_truth_area(built):
     assert depth.max() == pytest.approx(0.015, abs=2e-6)
 
 
+@pytest.mark.render
+def test_built_damage_images_hold_the_texture(built):
+    """The patch's two images carry the texture's arrays as built (a colour-space change after
+    the pixels were set once regenerated the data image blank: roughness and metal 0, no bump,
+    and the whole ellipse rendered as a mirror-smooth patch)."""
+    from blender_envs.core.bpy_env import bpy
+    from blender_envs.vehicle.body import linear_rgb
+
+    spec = built.spec
+    tex = damage_texture(spec.damage, linear_rgb(spec.lot.subject.color))
+    H, W = tex["alpha"].shape
+
+    def pixels(name):
+        img = bpy.data.images[name]
+        assert tuple(img.size) == (W, H) and img.packed_file is not None
+        return np.array(img.pixels[:], np.float32).reshape(H, W, 4)[::-1]
+
+    data, col = pixels("subject_damage_data"), pixels("subject_damage_color")
+    assert bpy.data.images["subject_damage_data"].colorspace_settings.name == "Non-Color"
+    assert data[..., 0] == pytest.approx(tex["metal"], abs=1e-6)
+    assert data[..., 1] == pytest.approx(tex["rough"], abs=1e-6)
+    assert data[..., 2] == pytest.approx(tex["height"] * 0.5 + 0.5, abs=1e-6)
+    assert col[..., 3] == pytest.approx(tex["alpha"], abs=1e-6)
+    assert col[..., :3] == pytest.approx(tex["color"], abs=1e-6)
+    assert 0.3 < (data[..., 1] > 0.8).mean() < 0.9          # the rust's roughness, not the paint's
+
+
 def inside_polygon(poly, x, y):
     """Even-odd rule: points (x, y) inside the closed polygon (n, 2)."""
     inside = np.zeros(x.shape, bool)

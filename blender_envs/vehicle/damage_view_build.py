@@ -38,12 +38,14 @@ def _clear_coat(mat) -> None:
 
 
 def _float_image(name: str, rgba: np.ndarray, non_color: bool):
+    """A float image; its colour space and alpha mode are set first, as changing them on a
+    generated image regenerates its (blank) buffer and loses pixels set before."""
     H, W = rgba.shape[:2]
     img = bpy.data.images.new(name, W, H, alpha=True, float_buffer=True)
-    img.pixels.foreach_set(np.ascontiguousarray(rgba[::-1], np.float32).ravel())   # bpy rows run bottom-up
     if non_color:
         img.colorspace_settings.name = "Non-Color"
     img.alpha_mode = "CHANNEL_PACKED"   # alpha is a coverage channel: never divide the colour by it
+    img.pixels.foreach_set(np.ascontiguousarray(rgba[::-1], np.float32).ravel())   # bpy rows run bottom-up
     img.pack()
     return img
 

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from geometry.camera import FULL_FRAME_DIAG_MM, CameraPose, PhoneLens, look_at
 from geometry.raycast import SceneMesh
-from geometry.timeline import Agent, PathTrajectory
+from geometry.timeline import Agent, FallingAgent, PathTrajectory
 
 DEFAULT_FPS = 30
 BUILD_T = 0.0  # the builder places agents at their pose at this time; exported meshes hold that pose
@@ -180,7 +180,7 @@ class Timeline(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     clip: ClipSpec
-    agents: list[Agent]
+    agents: list[Union[FallingAgent, Agent]]   # an agent with a `fall` is a FallingAgent
     camera: Camera
 
     def agent(self, track_id: str) -> Agent:

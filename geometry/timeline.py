@@ -248,7 +248,62 @@ class Stationary(BaseModel):
         return np.asarray(self.position, float), math.radians(self.yaw_deg), np.zeros(3), np.zeros(3)
 
 
-Trajectory = Annotated[Union[PathTrajectory, Stationary], Field(discriminator="kind")]
+class Carried(BaseModel):
+    """A load moved by a carrier (a forklift's pallet): at rest until `t_pick`, then held at
+    `offset` ([x ahead, y left] metres in the carrier's body frame) as the carrier follows
+    `carrier` (a copy of the carrier's own trajectory), put down at `t_drop` and at rest
+    from there on. Its rest poses are the carrier's poses at `t_pick` and `t_drop`, so the
+    hand-over is continuous by construction. It rises by `lift_m` over the `lift_s` after
+    `t_pick` and sinks back over the `lift_s` before `t_drop` (the carrier should stand
+    still then); `t_pick` < -`lift_s` means carried, lifted, from before the clip.
+    `t_drop` None: never put down."""
+
+    model_config = ConfigDict(extra="forbid")
+    kind: Literal["carried"] = "carried"
+    carrier: PathTrajectory
+    offset: list[float]
+    z: float                         # the load's centre height at rest
+    t_pick: float
+    t_drop: float | None = None
+    lift_m: float = Field(ge=0)
+    lift_s: float = Field(gt=0)
+
+    @model_validator(mode="after")
+    def _check(self) -> "Carried":
+        if len(self.offset) != 2:
+            raise ValueError("carried offset must be [x, y]")
+        if self.t_drop is not None and self.t_drop - self.t_pick < 2 * self.lift_s:
+            raise ValueError("a carried load needs t_drop - t_pick >= 2 lift_s (up, then down)")
+        return self
+
+    def _lift(self, t: float) -> tuple[float, float]:
+        """(height above rest, vertical speed) at t."""
+        rate = self.lift_m / self.lift_s
+        if t <= self.t_pick or (self.t_drop is not None and t >= self.t_drop):
+            return 0.0, 0.0
+        if t < self.t_pick + self.lift_s:
+            return rate * (t - self.t_pick), rate
+        if self.t_drop is not None and t > self.t_drop - self.lift_s:
+            return rate * (self.t_drop - t), -rate
+        return self.lift_m, 0.0
+
+    def state(self, t: float) -> tuple[np.ndarray, float, np.ndarray, np.ndarray]:
+        t = float(t)
+        tc = min(max(t, self.t_pick), self.t_drop if self.t_drop is not None else math.inf)
+        p, yaw, vel, omega = self.carrier.state(tc)
+        held = tc == t                   # between pick-up and drop: moving with the carrier
+        c, s = math.cos(yaw), math.sin(yaw)
+        dx, dy = self.offset
+        lift, vz = self._lift(t)
+        pos = np.array([p[0] + c * dx - s * dy, p[1] + s * dx + c * dy, self.z + lift])
+        if not held:
+            return pos, yaw, np.zeros(3), np.zeros(3)
+        wz = float(omega[2])             # rigid: v_load = v_carrier + w x r
+        v = np.array([vel[0] - wz * (s * dx + c * dy), vel[1] + wz * (c * dx - s * dy), vz])
+        return pos, yaw, v, np.array([0.0, 0.0, wz])
+
+
+Trajectory = Annotated[Union[PathTrajectory, Stationary, Carried], Field(discriminator="kind")]
 
 
 def yaw_matrix(yaw: float) -> np.ndarray:
@@ -301,3 +356,76 @@ class Agent(BaseModel):
         signs = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], float)
         M = self.pose(t)
         return (signs * h) @ M[:3, :3].T + M[:3, 3]
+
+
+class Fall(BaseModel):
+    """A fall: from `t_start` the body tips forward (along its heading) about the front
+    edge of its feet, reaching `angle_deg` after `duration_s`, and lies there."""
+
+    model_config = ConfigDict(extra="forbid")
+    t_start: float
+    duration_s: float = Field(gt=0)
+    angle_deg: float = Field(default=90.0, gt=0, le=90.0)
+
+    def angle(self, t: float) -> float:
+        """Tilt (rad) from upright at t; the angle grows as 1 - cos (it accelerates, then lands)."""
+        u = min(max((float(t) - self.t_start) / self.duration_s, 0.0), 1.0)
+        return math.radians(self.angle_deg) * (1.0 - math.cos(0.5 * math.pi * u))
+
+
+class FallingAgent(Agent):
+    """An agent (a person) that falls: its trajectory carries it as usual, and its body
+    turns about its front-bottom edge by `fall.angle(t)`; a fallen body's footprint is the
+    ground outline of its tilted box and its position is the tilted box's centre."""
+
+    fall: Fall
+
+    @model_validator(mode="after")
+    def _stands_when_falling(self) -> "FallingAgent":
+        traj = self.trajectory
+        if isinstance(traj, PathTrajectory):
+            sp = traj.speed
+            later = [v for t, v in zip(sp.times, sp.speeds) if t > self.fall.t_start]
+            if sp.speed(self.fall.t_start) != 0.0 or any(later):
+                raise ValueError("a falling agent must stand still from the fall's start")
+        return self
+
+    def pose(self, t: float) -> np.ndarray:
+        p, yaw, _, _ = self.trajectory.state(t)
+        hx, hz = self.size[0] / 2, self.size[2] / 2
+        a = self.fall.angle(t)
+        ca, sa = math.cos(a), math.sin(a)
+        tilt = np.array([[ca, 0.0, sa], [0.0, 1.0, 0.0], [-sa, 0.0, ca]])   # pitch forward: +z leans to +x
+        pivot = np.array([hx, 0.0, -hz])                                      # front-bottom edge, body frame
+        M = np.eye(4)
+        M[:3, :3] = yaw_matrix(yaw) @ tilt
+        M[:3, 3] = p + yaw_matrix(yaw) @ (pivot - tilt @ pivot)
+        return M
+
+    def position(self, t: float) -> np.ndarray:
+        return self.pose(t)[:3, 3]
+
+    def footprint(self, t: float) -> np.ndarray:
+        """(n, 2) counter-clockwise convex outline of the tilted box on the ground."""
+        return convex_hull_2d(self.box_corners(t)[:, :2])
+
+
+def convex_hull_2d(points: np.ndarray) -> np.ndarray:
+    """Counter-clockwise hull of 2-D points (Andrew's monotone chain), collinear points dropped."""
+    pts = sorted(map(tuple, np.round(np.asarray(points, float), 12)))
+    if len(pts) < 3:
+        return np.asarray(pts, float)
+
+    def cross(o, a, b):
+        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+
+    lower, upper = [], []
+    for p in pts:
+        while len(lower) >= 2 and cross(lower[-2], lower[-1], p) <= 0:
+            lower.pop()
+        lower.append(p)
+    for p in reversed(pts):
+        while len(upper) >= 2 and cross(upper[-2], upper[-1], p) <= 0:
+            upper.pop()
+        upper.append(p)
+    return np.asarray(lower[:-1] + upper[:-1], float)

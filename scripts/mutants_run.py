@@ -10,7 +10,9 @@ near an hour and makes a module's kill rate a statement about its own tests.
     python scripts/mutants_run.py [MODULE ...] [--workers 2] [--fresh] [--list]
 
 MODULE is a file or folder (scorers/terms.py, geometry/); without one, every configured module.
-A module whose source, tests and configuration are unchanged since its last run is not rerun.
+A module whose source, tests and configuration are unchanged since its last run is not rerun, and an
+interrupted run (Ctrl-C, a session's end) resumes where it stopped: mutmut keeps each mutant's
+verdict in the module's work folder as it goes, so only the mutants left unchecked are tested again.
 Results land where `scripts/mutants_report.py` reads them: `mutants/<module>.py{,.meta,.spans}`.
 """
 from __future__ import annotations
@@ -40,6 +42,8 @@ WORK = ROOT / "mutants-work"
 RESULTS = ROOT / "mutants"
 MUTMUT = Path(sys.executable).with_name("mutmut")
 RESULT_SUFFIXES = ("", ".meta", ".spans")
+PENDING = "fingerprint.pending"   # the inputs of a module's run that has not finished (yet)
+SECONDS = "seconds"               # mutmut's time in a module's folder, summed over resumed runs
 
 
 @dataclass(frozen=True)
@@ -171,15 +175,19 @@ def tool_version() -> str:
         return "not installed"
 
 
-def prepare(plan: Plan, base: dict, settings: dict, fresh: bool, root: Path = ROOT) -> tuple[Path, str, bool]:
-    """The module's work folder, its fingerprint, and whether its last result still stands."""
+def prepare(plan: Plan, base: dict, settings: dict, fresh: bool, root: Path = ROOT) -> tuple[Path, str, str]:
+    """The module's work folder, its fingerprint, and what to do there: "cached" (the last result still
+    stands), "resume" (a run of these same inputs was interrupted: mutmut keeps the verdicts it saved
+    and tests only the rest) or "new"."""
     work = WORK / plan.slug
     table = mutmut_table(base, plan, settings)
     key = fingerprint(plan, table, root)
-    stamp = work / "fingerprint"
+    stamp, pending = work / "fingerprint", work / PENDING
     if not fresh and stamp.is_file() and stamp.read_text() == key and all(
             (RESULTS / (plan.module + s)).is_file() for s in RESULT_SUFFIXES):
-        return work, key, True
+        return work, key, "cached"
+    if not fresh and pending.is_file() and pending.read_text() == key and (work / "pyproject.toml").is_file():
+        return work, key, "resume"
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     for rel in tracked_files(root):
@@ -189,22 +197,26 @@ def prepare(plan: Plan, base: dict, settings: dict, fresh: bool, root: Path = RO
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(root / rel, target)
     (work / "pyproject.toml").write_text(work_pyproject((root / "pyproject.toml").read_text(), table))
-    return work, key, False
+    pending.write_text(key)   # last: a folder without it is torn and is rebuilt
+    return work, key, "new"
 
 
 def run_one(plan: Plan, base: dict, settings: dict, fresh: bool) -> tuple[Plan, str, float]:
-    work, key, cached = prepare(plan, base, settings, fresh)
-    if cached:
+    work, key, state = prepare(plan, base, settings, fresh)
+    if state == "cached":
         return plan, "cached", 0.0
     if not plan.tests:
         return plan, "no test file imports it", 0.0
+    earlier = float((work / SECONDS).read_text()) if state == "resume" and (work / SECONDS).is_file() else 0.0
     t0 = time.perf_counter()
     # SCENEBENCH_MUTANTS: tests/conftest.py loads the derandomized hypothesis profile (see there)
     env = {**os.environ, "PYTHONPATH": "", "SCENEBENCH_MUTANTS": "1"}
-    with open(work / "mutmut.log", "wb") as log:
+    with open(work / "mutmut.log", "ab" if state == "resume" else "wb") as log:
         proc = subprocess.run([str(MUTMUT), "run", "--max-children", "1"], cwd=work, stdout=log,
                               stderr=subprocess.STDOUT, env=env)
-    seconds = time.perf_counter() - t0
+    seconds = earlier + time.perf_counter() - t0
+    (work / SECONDS).write_text(f"{seconds:.1f}\n")
+    resumed = f" (resumed after {earlier:.0f} s)" if state == "resume" else ""
     produced = [work / "mutants" / (plan.module + s) for s in RESULT_SUFFIXES]
     if proc.returncode != 0 and not has_no_mutants(produced[1]) or not all(p.is_file() for p in produced):
         return plan, f"mutmut failed (exit {proc.returncode}); see {(work / 'mutmut.log').relative_to(ROOT)}", seconds
@@ -215,7 +227,8 @@ def run_one(plan: Plan, base: dict, settings: dict, fresh: bool) -> tuple[Plan, 
         shutil.copy2(src, tmp)
         os.replace(tmp, dest)
     (work / "fingerprint").write_text(key)
-    return plan, "ran", seconds
+    (work / PENDING).unlink()
+    return plan, "ran" + resumed, seconds
 
 
 def has_no_mutants(meta: Path) -> bool:

@@ -168,3 +168,48 @@ def test_mutation_runs_load_the_derandomized_profile():
     assert on.stdout.split() == ["True", "True", "None", "7"]
     assert off.stdout.split()[:2] == ["False", "False"] and off.stdout.split()[2] != "None"
     assert '"SCENEBENCH_MUTANTS": "1"' in (ROOT / "scripts/mutants_run.py").read_text()
+
+
+def test_an_interrupted_module_resumes_in_its_folder_and_changed_inputs_start_over(tmp_path, monkeypatch, settings):
+    """mutmut saves each mutant's verdict in the work folder as it goes; a rerun of the same inputs keeps
+    the folder (and so those verdicts), a change to the module or its tests rebuilds it."""
+    import subprocess
+
+    base, mutants = settings
+    repo = tmp_path / "repo"
+    (repo / "tests").mkdir(parents=True)
+    (repo / "m.py").write_text("x = 1\n")
+    (repo / "tests" / "test_m.py").write_text("import m\ndef test(): assert m.x == 1\n")
+    (repo / "pyproject.toml").write_text("[project]\nname = 'r'\n")
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    subprocess.run(["git", "add", "."], cwd=repo, check=True)
+    monkeypatch.setattr(run, "WORK", tmp_path / "work")
+    monkeypatch.setattr(run, "RESULTS", tmp_path / "results")
+    plan = run.Plan("m.py", ("tests/test_m.py",))
+
+    work, key, state = run.prepare(plan, base, mutants, fresh=False, root=repo)
+    assert state == "new" and (work / run.PENDING).read_text() == key
+    assert (work / "m.py").read_text() == "x = 1\n" and "only_mutate" in (work / "pyproject.toml").read_text()
+    (work / "mutants").mkdir()
+    (work / "mutants" / "m.py.meta").write_text('{"exit_code_by_key": {"m.x_f__mutmut_1": 1}}')  # a saved verdict
+
+    again = run.prepare(plan, base, mutants, fresh=False, root=repo)
+    assert again == (work, key, "resume") and (work / "mutants" / "m.py.meta").is_file()
+    assert run.prepare(plan, base, mutants, fresh=True, root=repo)[2] == "new"       # --fresh starts over
+    assert not (work / "mutants").exists()
+
+    (work / "mutants").mkdir()
+    (repo / "tests" / "test_m.py").write_text("import m\ndef test(): assert m.x == 1 and m.x > 0\n")
+    work2, key2, state2 = run.prepare(plan, base, mutants, fresh=False, root=repo)
+    assert state2 == "new" and key2 != key and not (work2 / "mutants").exists()      # new tests: verdicts void
+
+    (work2 / run.PENDING).unlink()             # torn while being copied: the marker is written last
+    assert run.prepare(plan, base, mutants, fresh=False, root=repo)[2] == "new"
+
+    # a finished module is cached once its results are where the report reads them
+    (work2 / "fingerprint").write_text(key2)
+    for suffix in run.RESULT_SUFFIXES:
+        dest = tmp_path / "results" / ("m.py" + suffix)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_text("{}")
+    assert run.prepare(plan, base, mutants, fresh=False, root=repo)[2] == "cached"

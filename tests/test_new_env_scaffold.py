@@ -52,7 +52,8 @@ def repo(tmp_path_factory):
 @pytest.mark.parametrize("arg, message", [
     ("NAME=Bad-Name", "environment name 'Bad-Name' must be a lowercase identifier"),
     ("NAME=tape_gap", "environment 'tape_gap' already exists"),
-    ("NAME=car_plate", "environment name 'car_plate' is reserved: packagers/prompts/realitybench.yaml"),
+    ("NAME=damage_view", "environment name 'damage_view' is reserved: packagers/prompts/realitybench.yaml"),
+    ("NAME=car_plate", "environment 'car_plate' already exists"),
     ("NAME=core", "environment name 'core' is reserved"),
     ("NAME=lambda", "environment name 'lambda' is reserved"),
     ("NAME=cli", "tests/test_cli.py already exists"),

@@ -41,8 +41,8 @@ def test_acceptability_scored_rules():
     assert di.acceptability_scored("rail_attachment", {"lag_present": False}) is True  # the flag, not the part
     assert di.acceptability_scored("rail_attachment", {}) is True
     assert di.acceptability_scored("tape_gap", {"acceptability_scored": False}) is False
-    assert di.acceptability_scored("car_plate", {"acceptability_scored": False}) is False  # not registered yet
-    assert di.acceptability_scored("car_plate", {}) is True
+    assert di.acceptability_scored("car_plate", {"acceptability_scored": True}) is False  # documentation only
+    assert di.acceptability_scored("car_plate", {}) is False
     assert di.COLUMNS == ("id", "env", "stratum", "scorer_verdict", "gray", "ground_truth", "keys")
 
 
@@ -156,7 +156,7 @@ def test_load_items_empty_ground_truth_null_gray_and_root_with_shards(tmp_path):
 
 
 def test_an_environment_that_declares_documentation_only_is_never_graded(tmp_path, monkeypatch):
-    """The environment's own `acceptability_scored=False` (car_plate, when it lands) decides even
+    """The environment's own `acceptability_scored=False` (car_plate declares it) decides even
     when the frame says nothing; here a registered copy of tape_gap declares it."""
     import dataclasses
 

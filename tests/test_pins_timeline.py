@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from scipy.integrate import quad
 
-from geometry.timeline import (Agent, Arc, Clothoid, Line, Path, PathTrajectory, SpeedProfile, Stationary,
-                               profile_from_phases, yaw_matrix)
+from geometry.timeline import (Agent, Arc, Carried, Clothoid, Fall, FallingAgent, Line, Path, PathTrajectory,
+                               SpeedProfile, Stationary, convex_hull_2d, profile_from_phases, yaw_matrix)
 
 
 def _agent(traj, size=(4.0, 2.0, 1.0)):
@@ -195,3 +195,85 @@ def test_moving_agent_pose_follows_the_path():
     assert a.pose(3.0)[:3, 3] == pytest.approx([3.0, 0.0, 0.5])
     assert a.footprint(3.0) == pytest.approx(np.array([[2, -0.5], [4, -0.5], [4, 0.5], [2, 0.5]]))
     assert a.velocity(3.0) == pytest.approx([1.0, 0.0, 0.0]) and a.yaw(3.0) == 0.0
+
+
+# ------------------------------------------------------------------ carried loads and falls
+
+def _carrier(speed=2.0, heading=90.0):
+    return PathTrajectory(path=Path(start=[0.0, 0.0], heading_deg=heading, segments=[Line(length=20.0)]),
+                          speed=profile_from_phases(speed, []), z=1.0)
+
+
+def test_carried_load_hand_numbers():
+    c = Carried(carrier=_carrier(), offset=[1.0, 0.5], z=0.3, t_pick=1.0, t_drop=4.0, lift_m=0.1, lift_s=1.0)
+    # heading +y: ahead is +y, left is -x; the carrier is at y = 2 t
+    assert np.allclose(c.state(0.0)[0], [-0.5, 2.0 + 1.0, 0.3])          # at rest where the carrier is at 1 s
+    assert np.allclose(c.state(0.0)[2], 0.0) and c.state(0.0)[1] == pytest.approx(math.pi / 2)
+    assert np.allclose(c.state(1.0)[0], [-0.5, 3.0, 0.3])                # the pick-up instant: not yet lifted
+    assert np.allclose(c.state(1.5)[0], [-0.5, 3.0 + 1.0, 0.35])         # half lifted
+    assert np.allclose(c.state(1.5)[2], [0.0, 2.0, 0.1])                 # carrier's speed + the lift rate
+    assert np.allclose(c.state(2.5)[0], [-0.5, 5.0 + 1.0, 0.4])          # fully lifted
+    assert np.allclose(c.state(2.5)[2], [0.0, 2.0, 0.0])
+    assert np.allclose(c.state(3.5)[0], [-0.5, 7.0 + 1.0, 0.35])         # half lowered
+    assert np.allclose(c.state(3.5)[2], [0.0, 2.0, -0.1])
+    assert np.allclose(c.state(9.0)[0], [-0.5, 8.0 + 1.0, 0.3])          # put down at 4 s
+    assert np.allclose(c.state(9.0)[2], 0.0)
+
+
+def test_carried_from_before_the_clip_and_never_dropped():
+    c = Carried(carrier=_carrier(heading=0.0), offset=[1.2, 0.0], z=0.4, t_pick=-3.0, lift_m=0.06, lift_s=1.0)
+    assert np.allclose(c.state(0.0)[0], [1.2, 0.0, 0.46])                # lifted already at t = 0
+    assert np.allclose(c.state(5.0)[0], [11.2, 0.0, 0.46])
+    assert np.allclose(c.state(5.0)[2], [2.0, 0.0, 0.0])
+
+
+def test_carried_on_a_turning_carrier_moves_rigidly():
+    arc = PathTrajectory(path=Path(start=[0.0, 0.0], heading_deg=0.0, segments=[Arc(radius=2.0, angle_deg=180.0)]),
+                         speed=profile_from_phases(1.0, []), z=1.0)
+    c = Carried(carrier=arc, offset=[1.0, 0.0], z=0.2, t_pick=0.0, lift_m=0.0, lift_s=1.0)
+    t = math.pi                                                           # a quarter turn: at (2, 2) heading +y
+    assert np.allclose(c.state(t)[0], [2.0, 3.0, 0.2])
+    # v = v_carrier + w x r: (0, 1) + 0.5 * z x (0, 1) = (-0.5, 1)
+    assert np.allclose(c.state(t)[2], [-0.5, 1.0, 0.0])
+    assert np.allclose(c.state(t)[3], [0.0, 0.0, 0.5])
+
+
+@pytest.mark.parametrize("offset, t_drop", [([1.0], None), ([1.0, 0.0, 0.0], None), ([1.0, 0.0], 2.9)])
+def test_carried_rejects_bad_offsets_and_short_carries(offset, t_drop):
+    with pytest.raises(ValueError):
+        Carried(carrier=_carrier(), offset=offset, z=0.3, t_pick=1.0, t_drop=t_drop, lift_m=0.1, lift_s=1.0)
+    Carried(carrier=_carrier(), offset=[1.0, 0.0], z=0.3, t_pick=1.0, t_drop=3.0, lift_m=0.1, lift_s=1.0)  # 2 lift_s
+
+
+def _faller(speed_phases=(("stop", 1.0),), start_speed=0.0, **fall):
+    traj = PathTrajectory(path=Path(start=[0.0, 0.0], heading_deg=0.0, segments=[Line(length=1.0)]),
+                          speed=profile_from_phases(start_speed, list(speed_phases)), z=0.9)
+    return FallingAgent(track_id="p", category="person", mesh="person", size=[0.4, 0.5, 1.8], trajectory=traj,
+                        fall=Fall(t_start=1.0, duration_s=1.0, **fall))
+
+
+def test_falling_agent_pivots_on_its_front_edge():
+    a = _faller()
+    assert np.allclose(a.position(0.5), [0.0, 0.0, 0.9]) and np.allclose(a.pose(1.0), a.pose(0.0))
+    assert a.fall.angle(0.5) == 0.0 and a.fall.angle(9.0) == pytest.approx(math.pi / 2)
+    assert a.fall.angle(1.5) == pytest.approx(math.radians(90) * (1 - math.cos(math.pi / 4)))
+    assert np.allclose(a.position(3.0), [0.2 + 0.9, 0.0, 0.2])            # lying ahead of the front edge
+    assert np.allclose(a.pose(3.0)[:3, 2], [1.0, 0.0, 0.0], atol=1e-12)   # its up axis now points ahead
+    assert np.allclose(a.footprint(3.0), [[0.2, -0.25], [2.0, -0.25], [2.0, 0.25], [0.2, 0.25]])
+    assert np.allclose(a.footprint(0.0), [[-0.2, -0.25], [0.2, -0.25], [0.2, 0.25], [-0.2, 0.25]])
+    half = _faller(angle_deg=45.0)
+    assert np.allclose(half.pose(5.0)[:3, 2], [math.sqrt(0.5), 0.0, math.sqrt(0.5)])
+
+
+def test_falling_agent_must_stand_from_the_fall():
+    with pytest.raises(ValueError, match="stand still"):
+        _faller(speed_phases=(), start_speed=1.0)                         # still walking at 1 s
+    with pytest.raises(ValueError, match="stand still"):
+        _faller(speed_phases=(("stop", 2.0), ("accelerate", 1.0, 1.0)))   # gets up and walks on at 2 s
+    _faller(speed_phases=(("decelerate", 0.0, 1.0), ("stop", 3.0)), start_speed=1.0)  # stops exactly at 1 s
+
+
+def test_convex_hull_counter_clockwise_without_collinear_points():
+    pts = np.array([[0, 0], [2, 0], [1, 0], [2, 2], [0, 2], [1, 1], [0, 1]], float)
+    assert convex_hull_2d(pts).tolist() == [[0, 0], [2, 0], [2, 2], [0, 2]]
+    assert convex_hull_2d(np.array([[1.0, 1.0], [0.0, 0.0]])).tolist() == [[0, 0], [1, 1]]

@@ -4,6 +4,7 @@ Spec modules (no bpy): `body` (the ten body styles, their parameter ranges, the 
 frame, faces, panels and their adjacency, colours), `plates` (US state plate formats
 and colours), `ids` (VIN with its ISO 3779 / 49 CFR 565.15 check digit, RO number,
 date) and `damage` (dent / scratch / rust sites with exact areas). The environments'
-`ENV`s, builders and adapters come later (issue 12); docs/envs/vehicles.md has the
+`ENV`s: `car_view`, `car_plate`, `ro_board` (each with its `_build` bpy module);
+`plate_texture` prints plates and the RO board (Pillow). docs/envs/vehicles.md has the
 decisions.
 """

@@ -1,7 +1,10 @@
 """Scorer core of `damage_view`: a dent / scratch / rust site, square-on from an arm's length.
 
-Table 1 terms (RealityBench), pure functions on explicit geometry; the Protocol adapters
-come with the builder (issue 12):
+Table 1 terms (RealityBench), pure functions on explicit geometry, and the Protocol
+adapters (`score_scene`, `score_frame`, `ground_truth`) of the environment
+(`blender_envs.vehicle.damage_view`). The site is sampled on the damaged surface itself
+(`damage_view.surface_samples`, the dent's displacement included); unoccluded is the
+ray cast of those samples against the exported mesh (first hit the damage patch):
 
 scene side  damage_in_frame        every sample of the site's ellipse in frame (the
                                    requirement's "whole damaged region"; project: 100%)
@@ -13,7 +16,9 @@ scene side  damage_in_frame        every sample of the site's ellipse in frame (
             neighbour_panel        the best neighbouring panel >= 10% in frame
             px_per_cm              >= 3 px per cm at the site, the worse of the panel's two axes
             sharp_at_target        blur at the site centre <= 6 px
-frame side  damage_contrast_px     >= 60 contrasting px (with the builder: the damage mask)
+frame side  damage_contrast_px     >= 60 contrasting px: pixels of the damage patch's object-index
+                                   mask whose luma differs from the median of the same panel's
+                                   undamaged paint by >= CONTRAST_STEP
 
 Severity (Table 3 question, App. D): minor < 100 cm^2 <= moderate <= 500 cm^2 < severe.
 """
@@ -24,6 +29,10 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+from blender_envs.vehicle.body import to_world
+from blender_envs.vehicle.damage import site_rect
+from blender_envs.vehicle.damage_view import (DAMAGE_OBJECT, DamageViewSpec, ellipse_axes, neighbour_samples,
+                                              neighbours, surface_samples)
 from geometry.camera import CameraPose, blur_at_target_px, view_angle_deg
 from geometry.raycast import in_frame_mask, px_per_unit
 from scorers.image_stats import luma
@@ -140,3 +149,100 @@ def damage_ground_truth(kinds: Sequence[str], area_cm2: float) -> dict:
     """Answer keys `damage_types` (sorted, unique) and `severity`, with the area behind it."""
     return {"damage_types": sorted(set(kinds)), "severity": severity_of(area_cm2),
             "damage_area_cm2": round(float(area_cm2), 4)}
+
+
+def _r(x, nd: int = 6):
+    if x is None:
+        return None
+    x = float(x)
+    return round(x, nd) if math.isfinite(x) else None
+
+
+# ------------------------------------------------------------------ the environment's adapters
+
+def site_frame(spec: DamageViewSpec) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """World (centre, outward normal, panel u, panel v) of the damage site."""
+    car = spec.lot.subject
+    c, _, _, n = ellipse_axes(car.body, spec.damage)
+    rect = site_rect(car.body, spec.damage)
+    origin = to_world(car.placement, np.zeros(3))
+
+    def direction(d):
+        return to_world(car.placement, np.asarray(d, float)) - origin
+
+    return to_world(car.placement, c), direction(n), direction(rect.u), direction(rect.v)
+
+
+def site_world_samples(spec: DamageViewSpec) -> np.ndarray:
+    car = spec.lot.subject
+    return to_world(car.placement, surface_samples(car.body, spec.damage))
+
+
+def neighbour_world_samples(spec: DamageViewSpec) -> dict[str, np.ndarray]:
+    car = spec.lot.subject
+    return {k: to_world(car.placement, v) for k, v in neighbour_samples(car.body, spec.damage).items()}
+
+
+def scene_terms_of(spec: DamageViewSpec, pose: CameraPose, unoccluded: float) -> list[TermResult]:
+    """Every scene-side term of one pose from the spec, with the unoccluded fraction of the
+    in-frame site samples ray-cast by the caller (`score_scene`: the exported mesh)."""
+    centre, normal, u, v = site_frame(spec)
+    in_frame = in_frame_fraction(pose, site_world_samples(spec))
+    _, nb = neighbour_in_frame(pose, neighbour_world_samples(spec), neighbours(spec.lot.subject.body, spec.damage))
+    return scene_terms(pose, centre, normal, u, v, in_frame, unoccluded, nb)
+
+
+def visibility(raycaster, damage_id: int, spec: DamageViewSpec, pose: CameraPose) -> tuple[float, float]:
+    """(in-frame, unoccluded) fractions of the site samples against a scene mesh."""
+    from geometry.raycast import frame_and_occlusion_fractions
+
+    return frame_and_occlusion_fractions(raycaster, site_world_samples(spec), damage_id, pose.K_array(),
+                                         pose.cam_to_world_array(), pose.width, pose.height)
+
+
+def score_scene(geo, view) -> list[TermResult]:
+    _, unocc = visibility(geo.raycaster, geo.object_id(DAMAGE_OBJECT), geo.spec, view.pose)
+    return scene_terms_of(geo.spec, view.pose, unocc)
+
+
+def panel_object(spec: DamageViewSpec) -> str:
+    """Object name of the damaged panel (car_build's `subject_<panel>`)."""
+    return f"subject_{spec.damage.panel}"
+
+
+def frame_masks(geo, object_index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(damage mask, the damaged panel's undamaged paint mask) from the object-index pass."""
+    oi = np.asarray(object_index)
+    return oi == geo.object_id(DAMAGE_OBJECT), oi == geo.object_id(panel_object(geo.spec))
+
+
+def score_frame(geo, view, frame) -> list[TermResult]:
+    dmg, paint = frame_masks(geo, frame.object_index)
+    return [contrast_term(contrasting_pixels(frame.image, dmg, paint))]
+
+
+def ground_truth(geo, view, frame=None) -> dict:
+    """Answer keys `damage_types` and `severity`, the site as drawn, and the numbers behind
+    the terms (the rendered mask's pixel count and contrasting pixels with a frame)."""
+    spec, pose = geo.spec, view.pose
+    site, body = spec.damage, spec.lot.subject.body
+    centre, normal, u, v = site_frame(spec)
+    nb_name, nb = neighbour_in_frame(pose, neighbour_world_samples(spec), neighbours(body, site))
+    gt = damage_ground_truth(site.kinds, site.area_cm2)
+    gt.update({
+        "panel": site.panel, "neighbour_panels": neighbours(body, site), "best_neighbour": nb_name,
+        "neighbour_in_frame": _r(nb), "semi_axes_cm": list(site.semi_axes_cm), "depth_mm": site.depth_mm,
+        "site_center_world": [_r(x) for x in centre], "body_style": body.style, "color": spec.lot.subject.color,
+        "distance_m": _r(np.linalg.norm(pose.center - centre)), "view_angle_deg": _r(view_angle_deg(pose.center,
+                                                                                                    centre, normal)),
+        "px_per_cm": _r(px_per_cm(pose, centre, u, v)),
+        "damage_in_frame_fraction": _r(in_frame_fraction(pose, site_world_samples(spec))),
+    })
+    if frame is not None:
+        dmg, paint = frame_masks(geo, frame.object_index)
+        gt.update({"damage_mask_px": int(dmg.sum()),
+                   "damage_contrasting_px": contrasting_pixels(frame.image, dmg, paint)})
+    return gt
+
+
+__all__ = ["score_scene", "score_frame", "ground_truth"]

@@ -1,0 +1,259 @@
+"""`damage_view` (RealityBench §3.2, Tables 1-3): a vehicle-intake technician photographs a
+dent / scratch / rust site on the subject car "square onto the damaged area from about an
+arm's length, with the whole damaged region and part of the adjacent undamaged panel in
+frame", in the shared parking lot (`lot.py`).
+
+Spec side only (no bpy). The scene is car_view's lot with one damage site on the subject
+(`damage.sample_damage`: an ellipse on one vertical panel rectangle, one or two kinds, its
+area drawn from a severity band), the phone drawn per scene. Stages draw from their own
+generators ("subject", "damage", "lot", "phone").
+
+Geometry shared by the builder and the scorer lives here, so the pixels are the numbers:
+
+* the dent profile `dent_depth_m`: depth d (1 - rho^2)^2 inward along the panel normal,
+  rho the ellipse-normalised radius; it and its slope are 0 on the ellipse, so the dent
+  has a smooth falloff and its footprint is exactly the site's ellipse (area pi a b);
+* `patch_mesh`: the damaged surface, a polar grid over the ellipse (displaced for dents),
+  and `holed_rect_mesh`: the panel rectangle with the same ellipse polygon cut out, so the
+  patch is its own object (pass index `DAMAGE_PASS`) and the object-index pass is the
+  damage mask;
+* `surface_samples`: world points on the (displaced) damaged surface, for in-frame and
+  ray-cast terms.
+
+Field pose (`sample_view`): the technician walks to the damaged panel and photographs
+the site: distance to the site centre log-uniform in DISTANCE_M, horizontal azimuth off
+the panel normal N(0, AZIMUTH_SD_DEG), eye height standing or crouched (bending to the
+site when closer than the height gap), aimed by hand at the site centre. The lot's clear
+disc covers every pose, so no other car stands between the phone and the subject.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from blender_envs.registry import Environment
+from blender_envs.vehicle.body import Body, adjacency, panel_samples, sample_body, sample_color, to_world
+from blender_envs.vehicle.car_view import stage_rng
+from blender_envs.vehicle.damage import DamageSite, sample_damage, site_rect
+from blender_envs.vehicle.lot import LotSpec, sample_lot
+from geometry.camera import Phone, look_at, sample_phone, sample_phone_pose
+from geometry.scene import SceneSpec, View
+
+GENERATOR_VERSION = "vehicle-1"
+TARGET = "damage"
+DAMAGE_OBJECT = "subject_damage"      # the damaged surface patch (its own object)
+DAMAGE_PASS = 89                      # below the lot's 90-98, above the subject's 2..(2 + parts)
+
+# field-pose distribution (tuned against Table 1's 0.38, docs/envs/damage_view.md)
+DISTANCE_M = (0.3, 2.6)               # log-uniform, camera to the site centre (3-D)
+AZIMUTH_SD_DEG = 20.0                 # horizontal angle off the panel normal
+AZIMUTH_MAX_DEG = 80.0                # clipped: the photographer stays in front of the panel
+EYE_HEIGHT_M = (1.25, 1.75)           # standing
+CROUCH_HEIGHT_M = (0.55, 1.1)         # crouched
+CROUCH_SHARE = 0.5                    # low damage is photographed crouching more often than a whole car
+BEND_ELEVATION_DEG = 35.0             # closer than the height gap: the phone is lowered to this elevation
+AIM_SD_FRAC = 0.10                    # aim error, m per m of distance (each axis)
+ROLL_SD_DEG = 4.0
+CLEAR_MARGIN_M = 1.0                  # clear disc radius = half-diagonal + DISTANCE_M[1] + this
+
+PATCH_RINGS = 24                      # polar grid of the damaged patch
+PATCH_SEGMENTS = 160                  # ellipse polygon vertices (plus the rectangle's 4 corner rays)
+RIM_SAMPLE_FRAC = 0.995               # the outer sample ring, just inside the rim the patch shares with the panel
+
+
+class DamageViewSpec(SceneSpec):
+    lot: LotSpec
+    phone: Phone
+    damage: DamageSite
+
+
+def clear_radius(body: Body) -> float:
+    return math.hypot(body.length_m / 2, body.width_m / 2) + DISTANCE_M[1] + CLEAR_MARGIN_M
+
+
+def sample_scene(rng: np.random.Generator, scene_id: str, seed: int) -> DamageViewSpec:
+    """Subject, its damage, the lot and the phone, each from its own stage generator."""
+    root = int(rng.integers(0, 2**63 - 1))
+    srng = stage_rng(root, "subject")
+    body, color = sample_body(srng), sample_color(srng)
+    damage = sample_damage(stage_rng(root, "damage"), body)
+    lot = sample_lot(stage_rng(root, "lot"), clear_radius(body), body, color)
+    phone = sample_phone(stage_rng(root, "phone"))
+    return DamageViewSpec(env="damage_view", scene_id=scene_id, seed=seed, lot=lot, phone=phone, damage=damage)
+
+
+# ------------------------------------------------------------------ the site's geometry (car frame)
+
+def ellipse_axes(body: Body, site: DamageSite) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(centre, a-axis unit, b-axis unit, outward normal) of the site, car frame."""
+    rect = site_rect(body, site)
+    u, v = np.asarray(rect.u, float), np.asarray(rect.v, float)
+    t = math.radians(site.angle_deg)
+    ea = math.cos(t) * u + math.sin(t) * v
+    eb = -math.sin(t) * u + math.cos(t) * v
+    return rect.point(*site.center_uv_m), ea, eb, rect.normal()
+
+
+def dent_depth_m(site: DamageSite, rho) -> np.ndarray:
+    """Inward displacement at ellipse-normalised radius rho: d (1 - rho^2)^2 inside, 0 outside
+    (0 for a site without a dent)."""
+    r = np.asarray(rho, float)
+    if site.depth_mm is None:
+        return np.zeros_like(r)
+    return np.where(r < 1.0, site.depth_mm / 1000.0 * (1.0 - r * r) ** 2, 0.0)
+
+
+def rim_angles(body: Body, site: DamageSite, segments: int = PATCH_SEGMENTS) -> np.ndarray:
+    """Polar angles (in the ellipse's own axes) of the rim vertices: `segments` uniform
+    parameter steps plus the directions of the rectangle's four corners, sorted."""
+    rect = site_rect(body, site)
+    t = np.linspace(0.0, 2 * math.pi, segments, endpoint=False)
+    a, b = (x / 100.0 for x in site.semi_axes_cm)
+    phis = list(np.arctan2(b * np.sin(t), a * np.cos(t)))
+    ang = math.radians(site.angle_deg)
+    cu, cv = site.center_uv_m
+    for su, sv in ((-1, -1), (1, -1), (1, 1), (-1, 1)):
+        du, dv = su * rect.half_u - cu, sv * rect.half_v - cv
+        phis.append(math.atan2(-du * math.sin(ang) + dv * math.cos(ang), du * math.cos(ang) + dv * math.sin(ang)))
+    return np.sort(np.mod(np.asarray(phis), 2 * math.pi))
+
+
+def _ellipse_radius(a: float, b: float, phi) -> np.ndarray:
+    """Distance from the centre to the ellipse along polar angle phi (its own axes)."""
+    phi = np.asarray(phi, float)
+    return a * b / np.sqrt((b * np.cos(phi)) ** 2 + (a * np.sin(phi)) ** 2)
+
+
+def patch_mesh(body: Body, site: DamageSite, rings: int = PATCH_RINGS,
+               segments: int = PATCH_SEGMENTS) -> tuple[np.ndarray, list, np.ndarray]:
+    """The damaged surface as (car-frame vertices, quad/tri faces, per-vertex ellipse-axis
+    coordinates in metres): a centre vertex and `rings` rings on the rim angles, each
+    vertex pushed in by the dent profile. Faces wind so their normal is the panel's."""
+    c, ea, eb, n = ellipse_axes(body, site)
+    a, b = (x / 100.0 for x in site.semi_axes_cm)
+    phis = rim_angles(body, site, segments)
+    R = _ellipse_radius(a, b, phis)
+    xs, ys, rhos = [0.0], [0.0], [0.0]
+    for k in range(1, rings + 1):
+        f = k / rings
+        xs += list(f * R * np.cos(phis))
+        ys += list(f * R * np.sin(phis))
+        rhos += [f] * len(phis)
+    x, y, rho = np.array(xs), np.array(ys), np.array(rhos)
+    V = c + x[:, None] * ea + y[:, None] * eb - dent_depth_m(site, rho)[:, None] * n
+    m = len(phis)
+    faces = [[0, 1 + j, 1 + (j + 1) % m] for j in range(m)]
+    for k in range(rings - 1):
+        o0, o1 = 1 + k * m, 1 + (k + 1) * m
+        faces += [[o0 + j, o1 + j, o1 + (j + 1) % m, o0 + (j + 1) % m] for j in range(m)]
+    # ea x eb = the panel normal (rotation of u, v in their plane), so increasing phi winds outward
+    return V, faces, np.c_[x, y]
+
+
+def holed_rect_mesh(body: Body, site: DamageSite, segments: int = PATCH_SEGMENTS) -> tuple[np.ndarray, list]:
+    """The site's panel rectangle minus the patch's rim polygon: one quad per rim angle from
+    the rim vertex out along the same polar ray to the rectangle's boundary. The corner
+    rays make the outer loop the rectangle exactly."""
+    rect = site_rect(body, site)
+    c, ea, eb, _ = ellipse_axes(body, site)
+    a, b = (x / 100.0 for x in site.semi_axes_cm)
+    phis = rim_angles(body, site, segments)
+    R = _ellipse_radius(a, b, phis)
+    u, v = np.asarray(rect.u, float), np.asarray(rect.v, float)
+    centre_uv = np.asarray(site.center_uv_m, float)
+    inner = c + (R * np.cos(phis))[:, None] * ea + (R * np.sin(phis))[:, None] * eb
+    dirs = np.cos(phis)[:, None] * ea + np.sin(phis)[:, None] * eb
+    du, dv = dirs @ u, dirs @ v
+    with np.errstate(divide="ignore"):
+        tu = np.where(np.abs(du) > 1e-12, (np.sign(du) * rect.half_u - centre_uv[0]) / du, np.inf)
+        tv = np.where(np.abs(dv) > 1e-12, (np.sign(dv) * rect.half_v - centre_uv[1]) / dv, np.inf)
+    outer = c + np.minimum(tu, tv)[:, None] * dirs
+    m = len(phis)
+    V = np.concatenate([inner, outer])
+    faces = [[j, m + j, m + (j + 1) % m, (j + 1) % m] for j in range(m)]
+    return V, faces
+
+
+def polygon_area_on_plane(V: np.ndarray, faces, normal) -> float:
+    """Sum of the faces' areas projected onto the plane of `normal` (m^2; fan-triangulated)."""
+    n = np.asarray(normal, float) / np.linalg.norm(normal)
+    total = 0.0
+    for f in faces:
+        p = V[f]
+        for i in range(1, len(f) - 1):
+            total += float(np.cross(p[i] - p[0], p[i + 1] - p[0]) @ n) / 2.0
+    return total
+
+
+def surface_samples(body: Body, site: DamageSite, rings: int = 4, n: int = 32) -> np.ndarray:
+    """Car-frame samples of the damaged surface (dent included): the centre and `rings`
+    rings of n points, the outermost just inside the rim (the scorer's in-frame / unoccluded set)."""
+    c, ea, eb, nrm = ellipse_axes(body, site)
+    a, b = (x / 100.0 for x in site.semi_axes_cm)
+    t = np.linspace(0.0, 2 * math.pi, n, endpoint=False)
+    fs = [k / rings for k in range(1, rings + 1)]
+    fs[-1] = RIM_SAMPLE_FRAC
+    x = np.concatenate([[0.0]] + [f * a * np.cos(t) for f in fs])
+    y = np.concatenate([[0.0]] + [f * b * np.sin(t) for f in fs])
+    rho = np.concatenate([[0.0]] + [np.full(n, f) for f in fs])
+    return c + x[:, None] * ea + y[:, None] * eb - dent_depth_m(site, rho)[:, None] * nrm
+
+
+def neighbours(body: Body, site: DamageSite) -> list[str]:
+    """Panels sharing an edge with the damaged one (the 'adjacent panel' of the requirement)."""
+    return adjacency(body)[site.panel]
+
+
+def neighbour_samples(body: Body, site: DamageSite, n: int = 9) -> dict[str, np.ndarray]:
+    return {name: panel_samples(body, name, n) for name in neighbours(body, site)}
+
+
+# ------------------------------------------------------------------ the field pose
+
+def field_eye(spec: DamageViewSpec, azimuth_deg: float, dist_m: float, height_m: float) -> np.ndarray:
+    """World eye at `dist_m` (3-D) from the site centre, `azimuth_deg` off the panel normal
+    about the vertical (positive moves the eye towards the panel's u, the right of someone
+    facing the panel), at `height_m` above the ground. Closer than the height gap,
+    the phone comes down to BEND_ELEVATION_DEG above (or below) the site."""
+    car = spec.lot.subject
+    c, _, _, n = ellipse_axes(car.body, spec.damage)
+    u = np.asarray(site_rect(car.body, spec.damage).u, float)
+    dz = height_m - c[2]
+    if dist_m > abs(dz) + 0.05:
+        h = math.sqrt(dist_m * dist_m - dz * dz)
+    else:
+        e = math.radians(BEND_ELEVATION_DEG)
+        h, dz = dist_m * math.cos(e), math.copysign(dist_m * math.sin(e), dz)
+    a = math.radians(azimuth_deg)
+    horiz = math.cos(a) * n + math.sin(a) * u
+    return to_world(car.placement, c + h * horiz + np.array([0.0, 0.0, dz]))
+
+
+def sample_view(spec: DamageViewSpec, rng: np.random.Generator, view_index: int, long_side_px: int,
+                attempt: int = 0) -> View:
+    """Walk to the damaged panel, stand or crouch an arm's length or so away, aim at the site."""
+    car = spec.lot.subject
+    az = float(np.clip(rng.normal(0.0, AZIMUTH_SD_DEG), -AZIMUTH_MAX_DEG, AZIMUTH_MAX_DEG))
+    dist = float(math.exp(rng.uniform(math.log(DISTANCE_M[0]), math.log(DISTANCE_M[1]))))
+    height = float(rng.uniform(*CROUCH_HEIGHT_M)) if rng.random() < CROUCH_SHARE else float(rng.uniform(*EYE_HEIGHT_M))
+    eye = field_eye(spec, az, dist, height)
+    centre = to_world(car.placement, ellipse_axes(car.body, spec.damage)[0])
+    aim = centre + rng.normal(0.0, AIM_SD_FRAC * dist, size=3)
+    T = look_at(eye, aim, roll_rad=math.radians(float(rng.normal(0.0, ROLL_SD_DEG))))
+    pose = sample_phone_pose(rng, spec.phone, T, centre, long_side_px)
+    return View(view_index=view_index, pose=pose, target=f"{TARGET}:{spec.damage.panel}", attempt=attempt)
+
+
+ENV = Environment(
+    name="damage_view",
+    family="vehicle",
+    version=GENERATOR_VERSION,
+    views_per_scene=4,
+    sample_scene=sample_scene,
+    sample_view=sample_view,
+    builder="blender_envs.vehicle.damage_view_build:build",
+    scorer="scorers.damage_view",
+    spec_model=DamageViewSpec,
+    prompts="realitybench",
+)

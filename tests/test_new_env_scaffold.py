@@ -52,7 +52,6 @@ def repo(tmp_path_factory):
 @pytest.mark.parametrize("arg, message", [
     ("NAME=Bad-Name", "environment name 'Bad-Name' must be a lowercase identifier"),
     ("NAME=tape_gap", "environment 'tape_gap' already exists"),
-    ("NAME=damage_view", "environment name 'damage_view' is reserved: packagers/prompts/realitybench.yaml"),
     ("NAME=car_plate", "environment 'car_plate' already exists"),
     ("NAME=core", "environment name 'core' is reserved"),
     ("NAME=lambda", "environment name 'lambda' is reserved"),
@@ -65,6 +64,24 @@ def test_bad_names_are_refused_with_nothing_written(repo, arg, message):
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"scenebench new-env: {message}"), r.stderr
     assert _tree_digest(repo) == before
+
+
+def test_a_name_with_a_prompt_but_no_environment_is_reserved(repo):
+    """A paper environment whose prompt is written before its scene (as the vehicle ones were):
+    the copy's prompts file gets one such entry; the name is refused and nothing is written."""
+    prompts = repo / "packagers/prompts/realitybench.yaml"
+    original = prompts.read_text(encoding="utf-8")
+    try:
+        prompts.write_text(original.rstrip("\n") + "\n  tyre_tread:\n    technician: a tyre fitter\n",
+                           encoding="utf-8")
+        before = _tree_digest(repo)
+        r = _run(repo, "-m", "scenebench.scaffold", "NAME=tyre_tread")
+        assert r.returncode == 2 and r.stdout == "" and _tree_digest(repo) == before
+        assert r.stderr.strip() == ("scenebench new-env: environment name 'tyre_tread' is reserved: "
+                                    "packagers/prompts/realitybench.yaml already has its prompt "
+                                    "(an environment of the paper still to be built)")
+    finally:
+        prompts.write_text(original, encoding="utf-8")
 
 
 def test_scaffolded_environment_renders_and_passes_its_tests(repo):

@@ -245,6 +245,11 @@ def _card(infos: dict[str, DatasetInfo], runs: list[_Run], excluded: dict[str, i
           "an electrical panel, vehicle intake), each with an acceptability verdict and an answer key "
           "computed from the scene itself. Reproduces RealityBench's 11 environments; every label comes "
           "from the scene spec and its geometry, never from a person.", ""]
+    if benchmark:
+        planned = sorted(benchmark.get("environments") or {})
+        missing = [e for e in planned if e not in infos]
+        L += [f"Environments in this export: {len(planned) - len(missing)} of the benchmark's {len(planned)}"
+              + (f" (missing: {', '.join(missing)})" if missing else "") + ".", ""]
     L += ["## Uses", "", "Direct use: zero-shot evaluation of vision-language models (acceptability: `adequate` "
           "against `scorer_verdict`; documentation: each key against `ground_truth`, with the key's tolerance). "
           "Out of scope: training (there is only a `test` split), and any claim about real photos beyond "

@@ -13,6 +13,7 @@ from pathlib import Path  # noqa: E402
 
 import pyarrow.parquet as pq  # noqa: E402
 import pytest  # noqa: E402
+import yaml  # noqa: E402
 
 from formats.records import FrameRecord, TermResult  # noqa: E402
 from packagers.hf_export import ExportError, export_realitybench  # noqa: E402
@@ -170,3 +171,8 @@ def test_gray_means_the_verdict_depends_only_on_gray_terms(tmp_path):
     assert grade_item(items["tape_gap-random-00000-01"], reply).in_set is False
     card = (s.root / "README.md").read_text()
     assert "Benchmark file: `realitybench` version `1.2.0`" in card
+    # one of the benchmark file's 11 environments was exported: the card names the other ten
+    planned = sorted(yaml.safe_load(BENCHMARK.read_text())["environments"])
+    assert len(planned) == 11
+    missing = ", ".join(e for e in planned if e != "tape_gap")
+    assert f"Environments in this export: 1 of the benchmark's 11 (missing: {missing})." in card

@@ -76,6 +76,8 @@ CARD_BODY = """
 
 Procedurally generated, Blender-rendered photos of field documentation work (rooftop solar, an electrical panel, vehicle intake), each with an acceptability verdict and an answer key computed from the scene itself. Reproduces RealityBench's 11 environments; every label comes from the scene spec and its geometry, never from a person.
 
+Environments in this export: 2 of the benchmark's 2.
+
 ## Uses
 
 Direct use: zero-shot evaluation of vision-language models (acceptability: `adequate` against `scorer_verdict`; documentation: each key against `ground_truth`, with the key's tolerance). Out of scope: training (there is only a `test` split), and any claim about real photos beyond what the paper's real-photo comparison supports.

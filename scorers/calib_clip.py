@@ -1,50 +1,11 @@
 """Scorer of the `calib_clip` environment: is a frame of the clip usable, and what is in it?
 
-Scene-side term (before rendering): at least one agent's centre at t projects into the
-frame. Frame-side term: at least one agent has object-index pixels. The ground truth
-of a frame is its time and the per-agent track entries (geometry.tracks), which the
-farm gathers into the clip's JSON.
+The shared clip terms and ground truth of `scorers.clip_frames`, unchanged: at least one agent's
+centre projects into the frame (scene side), at least one agent has object-index pixels (frame
+side), and per frame its time and the agents' track entries (geometry.tracks).
 """
 from __future__ import annotations
 
-import numpy as np
+from scorers.clip_frames import ground_truth, score_frame, score_scene
 
-from blender_envs.calib_clip.spec import CalibClipSpec
-from geometry.camera import project
-from geometry.scene import View
-from geometry.tracks import frame_objects
-from scorers.context import RenderedFrame, SceneGeometry
-from scorers.terms import TermResult, term
-
-
-def _t(geo: SceneGeometry, view: View) -> float:
-    spec: CalibClipSpec = geo.spec  # type: ignore[assignment]
-    return spec.timeline.clip.timestamps()[view.view_index]
-
-
-def _ids(geo: SceneGeometry) -> dict[str, int]:
-    spec: CalibClipSpec = geo.spec  # type: ignore[assignment]
-    return {a.track_id: geo.object_id(a.track_id) for a in spec.timeline.agents}
-
-
-def score_scene(geo: SceneGeometry, view: View) -> list[TermResult]:
-    spec: CalibClipSpec = geo.spec  # type: ignore[assignment]
-    pose, t = view.pose, _t(geo, view)
-    centres = np.array([a.position(t) for a in spec.timeline.agents])
-    uv, z = project(centres, pose.K_array(), pose.cam_to_world_array())
-    inside = (z > 0) & (uv[:, 0] >= -0.5) & (uv[:, 0] < pose.width - 0.5) & (uv[:, 1] >= -0.5) & \
-        (uv[:, 1] < pose.height - 0.5)
-    return [term("agents_in_frame", "scene", int(inside.sum()), ">=", 1)]
-
-
-def score_frame(geo: SceneGeometry, view: View, frame: RenderedFrame) -> list[TermResult]:
-    seen = sum(int((frame.object_index == oid).any()) for oid in _ids(geo).values())
-    return [term("agents_visible", "frame", seen, ">=", 1)]
-
-
-def ground_truth(geo: SceneGeometry, view: View, frame: RenderedFrame | None = None) -> dict:
-    spec: CalibClipSpec = geo.spec  # type: ignore[assignment]
-    pose, t = view.pose, _t(geo, view)
-    objects = frame_objects(spec.timeline.agents, _ids(geo), geo.mesh, t, pose.K_array(), pose.cam_to_world_array(),
-                            pose.width, pose.height, None if frame is None else frame.object_index)
-    return {"t": t, "frame_number": spec.timeline.clip.frame_numbers()[view.view_index], "objects": objects}
+__all__ = ["score_scene", "score_frame", "ground_truth"]

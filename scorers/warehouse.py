@@ -9,48 +9,22 @@ alone (no render), which the tests hold against the modal box of unoccluded bodi
 """
 from __future__ import annotations
 
-import numpy as np
-
 from blender_envs.infra.warehouse import WarehouseSpec, projected_box
-from geometry.camera import project
 from geometry.scene import View
-from geometry.tracks import frame_objects
+from scorers import clip_frames
+from scorers.clip_frames import score_frame, score_scene
 from scorers.context import RenderedFrame, SceneGeometry
-from scorers.terms import TermResult, term
 
-
-def _t(geo: SceneGeometry, view: View) -> float:
-    spec: WarehouseSpec = geo.spec  # type: ignore[assignment]
-    return spec.timeline.clip.timestamps()[view.view_index]
-
-
-def _ids(geo: SceneGeometry) -> dict[str, int]:
-    spec: WarehouseSpec = geo.spec  # type: ignore[assignment]
-    return {a.track_id: geo.object_id(a.track_id) for a in spec.timeline.agents}
-
-
-def score_scene(geo: SceneGeometry, view: View) -> list[TermResult]:
-    spec: WarehouseSpec = geo.spec  # type: ignore[assignment]
-    pose, t = view.pose, _t(geo, view)
-    centres = np.array([a.position(t) for a in spec.timeline.agents])
-    uv, z = project(centres, pose.K_array(), pose.cam_to_world_array())
-    inside = (z > 0) & (uv[:, 0] >= -0.5) & (uv[:, 0] < pose.width - 0.5) & (uv[:, 1] >= -0.5) & \
-        (uv[:, 1] < pose.height - 0.5)
-    return [term("agents_in_frame", "scene", int(inside.sum()), ">=", 1)]
-
-
-def score_frame(geo: SceneGeometry, view: View, frame: RenderedFrame) -> list[TermResult]:
-    seen = sum(int((frame.object_index == oid).any()) for oid in _ids(geo).values())
-    return [term("agents_visible", "frame", seen, ">=", 1)]
+__all__ = ["score_scene", "score_frame", "ground_truth"]
 
 
 def ground_truth(geo: SceneGeometry, view: View, frame: RenderedFrame | None = None) -> dict:
+    """The shared clip ground truth, each object with its category and spec-only body box."""
     spec: WarehouseSpec = geo.spec  # type: ignore[assignment]
-    pose, t = view.pose, _t(geo, view)
+    gt = clip_frames.ground_truth(geo, view, frame)
+    pose = view.pose
     K, T = pose.K_array(), pose.cam_to_world_array()
-    objects = frame_objects(spec.timeline.agents, _ids(geo), geo.mesh, t, K, T, pose.width, pose.height,
-                            None if frame is None else frame.object_index)
-    for o in objects:
+    for o in gt["objects"]:
         o["category"] = spec.timeline.agent(o["track_id"]).category
-        o["body_box_xyxy"] = projected_box(spec, o["track_id"], t, K, T, pose.width, pose.height)
-    return {"t": t, "frame_number": spec.timeline.clip.frame_numbers()[view.view_index], "objects": objects}
+        o["body_box_xyxy"] = projected_box(spec, o["track_id"], gt["t"], K, T, pose.width, pose.height)
+    return gt

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 from types import SimpleNamespace
@@ -25,8 +24,10 @@ from blender_envs.vehicle import plate_texture as ptex
 from blender_envs.vehicle.body import PLATE_SIZE_M
 from blender_envs.vehicle.plates import CHAR_HEIGHT_M, STATES, Plate
 from conftest import ROOT
+import vehicle_frames
+from vehicle_frames import ocr, polygon_centroid, render_view
 from geometry.camera import look_at, pose_for_phone
-from render_farm.job import sample_spec, view_seed
+from render_farm.job import view_seed
 from render_farm.plan import plan_jobs
 from render_farm.seeds import rng_for
 from scorers.terms import Verdict, verdict_of
@@ -41,23 +42,9 @@ def spec_of(seed: int):
 
 
 def field_views(scenes: int, long_side: int, root_seed: int = 0):
-    out = []
-    for job in plan_jobs("car_plate", scenes, 1, "random", set(), root_seed=root_seed, run_dir="unused",
-                         quality={"long_side_px": long_side}, device="cpu"):
-        spec = sample_spec(job)
-        for v in range(ENV.views_per_scene):
-            out.append((spec, ENV.sample_view(spec, np.random.default_rng(view_seed(job, v, 0)), v, long_side)))
-    return out
+    return vehicle_frames.field_views("car_plate", scenes, long_side, root_seed)
 
 
-def ocr(gray: np.ndarray) -> str:
-    """tesseract's reading of a grey image, upper case, letters and digits only."""
-    import cv2
-
-    path = Path(tempfile.mkdtemp()) / "crop.png"
-    cv2.imwrite(str(path), gray)
-    out = subprocess.run(["tesseract", str(path), "-", "--psm", "6"], capture_output=True, text=True, timeout=60)
-    return "".join(c for c in out.stdout.upper() if c.isalnum())
 
 
 # ------------------------------------------------------------------ the environment and the plate print
@@ -250,30 +237,6 @@ def _built(seed: int = 0):
     return job, scene, geo
 
 
-def polygon_centroid(uv) -> tuple[float, float]:
-    """Area centroid of a projected quadrilateral (what the mask's pixel centroid estimates)."""
-    x, y = uv[:, 0], uv[:, 1]
-    xn, yn = np.roll(x, -1), np.roll(y, -1)
-    c = x * yn - xn * y
-    a = c.sum() / 2
-    return float(((x + xn) * c).sum() / (6 * a)), float(((y + yn) * c).sum() / (6 * a))
-
-
-def _render(scene, pose, samples=8):
-    import io
-
-    from PIL import Image
-
-    from blender_envs.core.camera_rig import apply_camera_pose
-    from blender_envs.core.render_passes import render_frame
-    from blender_envs.core.settings import RenderSettings
-    from render_farm.isp import process_frame, sample_isp_params
-
-    apply_camera_pose(scene, pose)
-    out = render_frame(scene, RenderSettings(name="t", long_side_px=pose.long_side_px, samples=samples,
-                                             pass_samples=1, denoise=True), seed=0)
-    _, jpeg = process_frame(out.linear_rgb, sample_isp_params(np.random.default_rng(0)), np.random.default_rng(1))
-    return np.asarray(Image.open(io.BytesIO(jpeg)).convert("RGB")), out.object_index
 
 
 def rectified_plate(image, pose, car, end, px_per_m=2000):
@@ -327,7 +290,7 @@ def test_rendered_plates_mesh_terms_mask_and_ocr():
     reads = {"accepted": 0, "legibility_rejected": 0}
     want = car.plate.characters()
     for end, p320, small in poses:
-        image, index = _render(scene, p320)
+        image, index = render_view(scene, p320)
         u, v = polygon_centroid(project(env_mod.plate_corners(car, end), p320.K_array(), p320.cam_to_world_array())[0])
         cu, cv = mask_centroid(index, geo.object_id(env_mod.plate_object(end)))
         assert math.hypot(cu - u, cv - v) <= 1.5
@@ -337,7 +300,7 @@ def test_rendered_plates_mesh_terms_mask_and_ocr():
         if HAVE_TESSERACT:
             reads["accepted"] += want in ocr(rectified_plate(image, p320, car, end))
             for p in small:
-                img, _ = _render(scene, p)
+                img, _ = render_view(scene, p)
                 reads["legibility_rejected"] += want in ocr(rectified_plate(img, p, car, end))
     if not HAVE_TESSERACT:
         pytest.skip(NO_TESS)

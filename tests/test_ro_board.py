@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 from types import SimpleNamespace
@@ -23,8 +22,10 @@ from blender_envs.registry import get_environment
 from blender_envs.vehicle import ro_board as env_mod
 from blender_envs.vehicle.plate_texture import board_texture
 from conftest import ROOT
+import vehicle_frames
+from vehicle_frames import ocr, polygon_centroid, render_view
 from geometry.camera import look_at, pose_for_phone
-from render_farm.job import sample_spec, view_seed
+from render_farm.job import view_seed
 from render_farm.plan import plan_jobs
 from render_farm.seeds import rng_for
 from scorers.terms import Verdict, verdict_of
@@ -40,13 +41,7 @@ def spec_of(seed: int):
 
 
 def field_views(scenes: int, long_side: int, root_seed: int = 0):
-    out = []
-    for job in plan_jobs("ro_board", scenes, 1, "random", set(), root_seed=root_seed, run_dir="unused",
-                         quality={"long_side_px": long_side}, device="cpu"):
-        spec = sample_spec(job)
-        for v in range(ENV.views_per_scene):
-            out.append((spec, ENV.sample_view(spec, np.random.default_rng(view_seed(job, v, 0)), v, long_side)))
-    return out
+    return vehicle_frames.field_views("ro_board", scenes, long_side, root_seed)
 
 
 # ------------------------------------------------------------------ the VIN, written out independently
@@ -106,7 +101,7 @@ def test_tesseract_reads_the_board_texture():
     import cv2
 
     img, _ = board_texture("482913", "1M8GDM9AXKP042788", "05/12/2025", env_mod.BOARD_SIZE_M, env_mod.BOARD_ROW_M)
-    read = _ocr(cv2.resize(cv2.cvtColor(np.asarray(img), cv2.COLOR_RGB2GRAY), (600, 405), interpolation=cv2.INTER_AREA))
+    read = ocr(cv2.resize(cv2.cvtColor(np.asarray(img), cv2.COLOR_RGB2GRAY), (600, 405), interpolation=cv2.INTER_AREA))
     assert "1M8GDM9AXKP042788" in read and "482913" in read
 
 
@@ -115,13 +110,6 @@ def vin_reading(text: str) -> str:
     return text.replace("O", "0").replace("Q", "0").replace("I", "1")
 
 
-def _ocr(gray) -> str:
-    import cv2
-
-    path = Path(tempfile.mkdtemp()) / "crop.png"
-    cv2.imwrite(str(path), gray)
-    out = subprocess.run(["tesseract", str(path), "-", "--psm", "6"], capture_output=True, text=True, timeout=60)
-    return "".join(c for c in out.stdout.upper() if c.isalnum())
 
 
 # ------------------------------------------------------------------ the scene and the terms
@@ -259,30 +247,6 @@ def test_scene_side_acceptance_is_within_half_of_table_1():
 
 # ------------------------------------------------------------------ real renders
 
-def polygon_centroid(uv) -> tuple[float, float]:
-    """Area centroid of a projected quadrilateral (what the mask's pixel centroid estimates)."""
-    x, y = uv[:, 0], uv[:, 1]
-    xn, yn = np.roll(x, -1), np.roll(y, -1)
-    c = x * yn - xn * y
-    a = c.sum() / 2
-    return float(((x + xn) * c).sum() / (6 * a)), float(((y + yn) * c).sum() / (6 * a))
-
-
-def _render(scene, pose, samples=8):
-    import io
-
-    from PIL import Image
-
-    from blender_envs.core.camera_rig import apply_camera_pose
-    from blender_envs.core.render_passes import render_frame
-    from blender_envs.core.settings import RenderSettings
-    from render_farm.isp import process_frame, sample_isp_params
-
-    apply_camera_pose(scene, pose)
-    out = render_frame(scene, RenderSettings(name="t", long_side_px=pose.long_side_px, samples=samples,
-                                             pass_samples=1, denoise=True), seed=0)
-    _, jpeg = process_frame(out.linear_rgb, sample_isp_params(np.random.default_rng(0)), np.random.default_rng(1))
-    return np.asarray(Image.open(io.BytesIO(jpeg)).convert("RGB")), out.object_index
 
 
 def rectified_board(image, pose, board, px_per_m=1500):
@@ -351,7 +315,7 @@ def test_rendered_board_mesh_terms_mask_and_ocr():
         p640 = _front_pose(spec, dist, 640, off_deg=off, lens=lens)
         t640 = _terms(spec, p640)
         assert all(x.passed for x in t640.values()), t640
-        image, index = _render(scene, p640)
+        image, index = render_view(scene, p640)
         u, v = polygon_centroid(project(env_mod.board_corners(b), p640.K_array(), p640.cam_to_world_array())[0])
         cu, cv = mask_centroid(index, geo.object_id(env_mod.BOARD_OBJECT))
         assert math.hypot(cu - u, cv - v) <= 1.5
@@ -359,15 +323,15 @@ def test_rendered_board_mesh_terms_mask_and_ocr():
                                                 SimpleNamespace(image=image, object_index=index))}
         print("ro_board terms", {k: x.value for k, x in {**t640, **ft}.items()})
         if HAVE_TESSERACT:
-            read = _ocr(rectified_board(image, p640, b))
+            read = ocr(rectified_board(image, p640, b))
             reads["accepted"] += b.ids.vin in vin_reading(read)
             reads["accepted_ro"] += b.ids.ro in read
             for ls in (320, 240):                     # rows about 7-8 and 5-6 px
                 p = _front_pose(spec, dist, ls, off_deg=off, lens=lens)
                 t = _terms(spec, p)
                 assert [k for k, x in t.items() if not x.passed] == ["text_row_px"], t
-                small, _ = _render(scene, p)
-                reads["legibility_rejected"] += b.ids.vin in vin_reading(_ocr(rectified_board(small, p, b)))
+                small, _ = render_view(scene, p)
+                reads["legibility_rejected"] += b.ids.vin in vin_reading(ocr(rectified_board(small, p, b)))
                 reads["rejected_frames"] += 1
     if not HAVE_TESSERACT:
         pytest.skip(NO_TESS)

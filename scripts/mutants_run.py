@@ -4,8 +4,8 @@ Why not one plain `mutmut run`: mutmut maps every test to every function it reac
 a low-level function (a projection, a ray cast) runs hundreds of tests, trampolines and all, and a
 run over the whole configured code takes about seven hours here. A module's tests are instead the
 test files that import it (found by parsing `tests/*.py`) plus any that `[tool.scenebench.mutants]`
-adds; each module runs mutmut in its own work folder with that selection, which keeps a whole run
-near an hour and makes a module's kill rate a statement about its own tests.
+adds; each module runs mutmut in its own work folder with that selection, which makes a module's
+kill rate a statement about its own tests (a whole run's time here: docs/testing.md).
 
     python scripts/mutants_run.py [MODULE ...] [--workers 2] [--fresh] [--list]
 

@@ -79,6 +79,8 @@ PALETTES = {
              "grey": (0.45, 0.45, 0.45)},
     "item": {"black": (0.02, 0.02, 0.02), "brown": (0.25, 0.12, 0.05), "red": (0.5, 0.05, 0.04),
              "blue": (0.05, 0.15, 0.45)},
+    "accent": {"slate": (0.22, 0.25, 0.3), "sand": (0.55, 0.47, 0.35), "sage": (0.33, 0.4, 0.32),
+               "white": (0.75, 0.75, 0.72), "brick": (0.4, 0.17, 0.12), "teal": (0.1, 0.3, 0.32)},
     "door": {"grey": (0.45, 0.46, 0.48), "blue": (0.1, 0.2, 0.4), "wood": (0.45, 0.3, 0.16),
              "white": (0.8, 0.8, 0.78)},
 }
@@ -617,7 +619,7 @@ def sample_scene(rng: np.random.Generator, scene_id: str, seed: int) -> Entrance
     cam = cam.model_copy(update={"shutter_s": _r(rng.uniform(*shutter))})
     clip = ClipSpec(duration_s=DURATION_S, sampling={"kind": "uniform", "k": FRAMES_PER_CLIP})
     tone = rng.uniform(0.45, 0.7)
-    wall_h = _r(rng.uniform(3.0, 3.6))
+    wall_h = _r(max(rng.uniform(3.0, 3.6), cam.height_m + rng.uniform(0.6, 1.5)))  # an atrium over a high camera
     wall = [_r(x) for x in (rng.uniform(0.6, 0.85), rng.uniform(0.6, 0.82), rng.uniform(0.55, 0.8))]
     return EntranceSpec(
         env="entrance", scene_id=scene_id, seed=seed,
@@ -629,7 +631,7 @@ def sample_scene(rng: np.random.Generator, scene_id: str, seed: int) -> Entrance
         loiter_region=region,
         floor_color=[_r(tone), _r(tone * 0.97), _r(tone * 0.92)],
         wall_color=wall,
-        accent_color=[_r(x) for x in (rng.uniform(0.15, 0.6), rng.uniform(0.15, 0.5), rng.uniform(0.15, 0.5))],
+        accent_color=_pick(rng, "accent")[1],
         furniture=_furniture(rng, cast.agents, x_lo, x_hi, yf, side_gap, k),
         lamps=[[_r(x), _r(y), _r(wall_h - 0.1)] for y in np.arange(1.5, yw - 0.5, 3.0)
                for x in np.linspace(x_lo + 1.5, x_hi - 1.5, 3)] + [[_r(xd), _r(yw + 3.0), _r(wall_h - 0.1)]],

@@ -68,16 +68,25 @@ def door_wall_parts(x_lo: float, x_hi: float, y: float, door_x: float, height: f
     return parts
 
 
-def room_walls(x_lo: float, y_lo: float, x_hi: float, y_hi: float, height: float, open_side: str | None
+def room_walls(x_lo: float, y_lo: float, x_hi: float, y_hi: float, height: float, leave_out: tuple[str, ...]
                ) -> list[tuple[Part, str]]:
-    """Walls round a rectangle (outside it, 0.2 m thick), leaving out the `open_side`
-    ("top": the door wall is drawn separately)."""
+    """Walls round a rectangle (outside it, 0.2 m thick) but the sides in `leave_out`
+    ("bottom", "top", "left", "right")."""
     t = 0.2
     sides = {"bottom": ((x_lo - t, y_lo - t, 0.0), (x_hi + t, y_lo, height)),
              "top": ((x_lo - t, y_hi, 0.0), (x_hi + t, y_hi + t, height)),
              "left": ((x_lo - t, y_lo, 0.0), (x_lo, y_hi, height)),
              "right": ((x_hi, y_lo, 0.0), (x_hi + t, y_hi, height))}
-    return [(box_part(*v), "wall") for k, v in sides.items() if k != open_side]
+    return [(box_part(*v), "wall") for k, v in sides.items() if k not in leave_out]
+
+
+def side_wall_with_opening(x: float, y_lo: float, y_hi: float, gap: tuple[float, float], height: float
+                           ) -> list[tuple[Part, str]]:
+    """A 0.2 m wall along y from x to x + 0.2 with a 2.3 m high opening over `gap`."""
+    g0, g1 = gap
+    return [(box_part((x, y_lo, 0.0), (x + 0.2, g0, height)), "wall"),
+            (box_part((x, g1, 0.0), (x + 0.2, y_hi, height)), "wall"),
+            (box_part((x, g0, 2.3), (x + 0.2, g1, height)), "wall")]
 
 
 def reader_parts(x: float, y_face: float) -> list[tuple[Part, str]]:

@@ -1,0 +1,31 @@
+"""Scorer of the `entrance` clip environment: is a frame of the clip usable, and what is in it?
+
+Scene-side term (before rendering): at least one agent's centre at t projects into the
+frame. Frame-side term: at least one agent has object-index pixels. The ground truth
+of a frame is its time and, per agent (the people and the door leaf), the track entry of
+`geometry.tracks` (modal box from the object-index pass, amodal box of its 3-D box,
+visible fraction by ray casting) plus `category` and `body_box_xyxy`: the box of its
+projected body vertices, computed from the spec alone (no render), which the render test
+holds against the modal box of unoccluded bodies.
+"""
+from __future__ import annotations
+
+from blender_envs.infra.entrance import EntranceSpec, projected_box
+from geometry.scene import View
+from scorers import clip_frames
+from scorers.clip_frames import score_frame, score_scene
+from scorers.context import RenderedFrame, SceneGeometry
+
+__all__ = ["score_scene", "score_frame", "ground_truth"]
+
+
+def ground_truth(geo: SceneGeometry, view: View, frame: RenderedFrame | None = None) -> dict:
+    """The shared clip ground truth, each object with its category and spec-only body box."""
+    spec: EntranceSpec = geo.spec  # type: ignore[assignment]
+    gt = clip_frames.ground_truth(geo, view, frame)
+    pose = view.pose
+    K, T = pose.K_array(), pose.cam_to_world_array()
+    for o in gt["objects"]:
+        o["category"] = spec.timeline.agent(o["track_id"]).category
+        o["body_box_xyxy"] = projected_box(spec, o["track_id"], gt["t"], K, T, pose.width, pose.height)
+    return gt

@@ -1,2 +1,2 @@
-"""VANTAGE-Bench's infrastructure scenes (fixed CCTV cameras): the warehouse, the building
-entrance; the intersection is another slice."""
+"""VANTAGE-Bench's infrastructure scenes (fixed CCTV cameras): warehouse first; the
+intersection and the building entrance are later slices."""

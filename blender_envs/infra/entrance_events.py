@@ -108,7 +108,8 @@ def passages(person: Agent, g: DoorGeometry, coarse: _Coarse) -> list[tuple[floa
             if (y0 - g.line_y) * (y1 - g.line_y) >= 0:
                 continue                              # stepped in and back out on one side
             side = 1 if y1 > y0 else -1
-            (cross,) = [c for c, _ in intervals_where(lambda t: side * (_ground(person, t)[1] - g.line_y) > 0, *s)]
+            past = intervals_where(lambda t: side * (_ground(person, t)[1] - g.line_y) > 0, *s)
+            cross = past[0][0]                        # the first time over the line (a dithering walker: its first)
             out.append((s[0], s[1], cross, side))
     return out
 

@@ -13,10 +13,10 @@ import pytest
 from blender_envs.infra import entrance as E
 from blender_envs.infra.entrance import (DURATION_S, FRAMES_PER_CLIP, EntranceSpec, events, projected_box,
                                          sample_scene, sample_view)
-from blender_envs.infra.entrance_door import DoorAgent, EntranceTimeline, Swing, swing_knots
+from blender_envs.infra.entrance_door import DoorAgent, Swing, swing_knots
 from blender_envs.infra.entrance_events import (GRANT_LAG_S, LOITER_S, READER_REACH_M, DoorGeometry,
                                                 derive_events)
-from blender_envs.infra.entrance_layout import DOOR_W, PANEL_SIZE, WALL_T
+from blender_envs.infra.entrance_layout import PANEL_SIZE, WALL_T
 from blender_envs.infra.people import CIVILIAN_SIZE_XY
 from formats.canonical import canonical_json
 from geometry.events import footprints_overlap

@@ -26,8 +26,8 @@ from pydantic import BaseModel, ConfigDict
 
 from blender_envs.infra import people
 from blender_envs.infra.entrance_door import DoorAgent, EntranceTimeline, Swing, swing_knots
-from blender_envs.infra.entrance_events import (LOITER_S, READER_REACH_M, DoorGeometry, derive_events)
-from blender_envs.infra.entrance_layout import (DOOR_H, DOOR_W, FURNITURE_HALF_DIAG, PANEL_SIZE, READER_OFFSET,
+from blender_envs.infra.entrance_events import LOITER_S, DoorGeometry, derive_events
+from blender_envs.infra.entrance_layout import (DOOR_W, FURNITURE_HALF_DIAG, PANEL_SIZE, READER_OFFSET,
                                                 WALL_T, Furniture, door_panel_parts)
 from blender_envs.infra.warehouse import Lighting, Look
 from blender_envs.infra.warehouse_layout import Zone
@@ -54,6 +54,8 @@ LOITER_POS_S = (1.5, 5.0)         # loiterers stay LOITER_S + this; near negativ
 LOITER_NEG_S = (1.0, 3.0)
 REGION_X = (1.6, 4.6)             # the loiter region's x extent from the door centre (on side k)
 REGION_Y = (0.3, 3.6)             # ... and its y extent in front of the wall face
+OFF_FRAME_Y = (-1.6, -1.2)        # where people start and end: behind the camera (at y = 0), out of its view
+LOBBY_BACK_Y = -3.6               # the lobby's back wall (a follower starts up to 1.5 m behind the others)
 TURN_R = 0.3                      # walking routes' corner radius
 FURNITURE_CLEAR_M = 0.4           # furniture keeps this much room from every person's box
 R = 6
@@ -400,13 +402,13 @@ def _entries(cast: _Cast, door: _Door, kind: str, k: int, t0: float) -> list[Scr
     """badge_entry, tailgating, own_badge, forced, denied: people from the camera side."""
     rng = cast.rng
     v = rng.uniform(1.1, 1.4)
-    start = [door.xd - k * rng.uniform(0.0, 2.5), rng.uniform(0.2, 0.6)]
+    start = [door.xd - k * rng.uniform(0.0, 2.5), rng.uniform(*OFF_FRAME_Y)]
     walk = _Walk(v)
     walk.wait_until(t0)
     if kind == "denied":
         cut = TURN_R * (math.sqrt(2.0) - 1.0) / math.sqrt(2.0)   # the corner's arc passes this far inside it
         p = [door.stand[0] + k * cut, door.stand[1] + cut]        # so that the arc's middle is the badge spot
-        path, marks = _approach(door, start, p, [door.xd - 2.0 * k, p[1]], [door.xd - 2.0 * k, 0.3])
+        path, marks = _approach(door, start, p, [door.xd - 2.0 * k, p[1]], [door.xd - 2.0 * k, OFF_FRAME_Y[0]])
         t_arr = walk.go(marks[2])
         walk.wait_until(t_arr + rng.uniform(1.5, 2.5))
         walk.walk_on()
@@ -456,7 +458,7 @@ def _exits(cast: _Cast, door: _Door, kind: str, k: int, t0: float) -> list[Scrip
     the leaver (unauthorized) or waits until the door has shut and badges (near negative)."""
     rng = cast.rng
     side = [door.xd + 0.9 * k, door.yf - 1.2]
-    vstart = [door.xd + 0.9 * k, rng.uniform(0.2, 0.6)]
+    vstart = [door.xd + 0.9 * k, rng.uniform(*OFF_FRAME_Y)]
     after = [door.xd, door.yf - 0.3] if kind == "exit_slip" else door.stand
     vpath, vmarks = route([vstart, side, after, _through(door)])
     vw = _Walk(rng.uniform(1.1, 1.4))
@@ -464,7 +466,7 @@ def _exits(cast: _Cast, door: _Door, kind: str, k: int, t0: float) -> list[Scrip
     t_side = vw.go(vmarks[1])
     wait = [door.xd, door.hy + EGRESS_WAIT_M]
     xpath, xmarks = route([[door.xd, door.yw + 5.0], wait, [door.xd, door.yf - 0.9],
-                           [door.xd - 2.5 * k, door.yf - 2.2], [door.xd - 2.5 * k, 0.3]])
+                           [door.xd - 2.5 * k, door.yf - 2.2], [door.xd - 2.5 * k, OFF_FRAME_Y[0]]])
     s_cross = xmarks[1] + (wait[1] - door.yw)
     v = rng.uniform(1.1, 1.4)
     lag = rng.uniform(0.2, 0.5)
@@ -520,7 +522,7 @@ def _loiterer(cast: _Cast, door: _Door, k: int, lobby_x: float, positive: bool) 
     s1 = [xd + k * rng.uniform(3.3, 3.9), y1]
     s2 = [xd + k * rng.uniform(2.2, 2.8), y1 - rng.uniform(0.4, 0.9)]
     start = [lobby_x + k * 2.5, y1]                           # out of sight beyond the side opening
-    end = [s2[0], max(0.3, y_lo - 2.0)]
+    end = [s2[0], OFF_FRAME_Y[0]]
     path, marks = route([start, s1, s2, end])
     s_in = abs(start[0] - (xd + k * REGION_X[1]))
     s_out = path.length - (y_lo - end[1])
@@ -623,7 +625,7 @@ def sample_scene(rng: np.random.Generator, scene_id: str, seed: int) -> Entrance
     wall = [_r(x) for x in (rng.uniform(0.6, 0.85), rng.uniform(0.6, 0.82), rng.uniform(0.55, 0.8))]
     return EntranceSpec(
         env="entrance", scene_id=scene_id, seed=seed,
-        lobby=[x_lo, -2.0, x_hi, yw],               # the camera hangs 2 m in front of the back wall
+        lobby=[x_lo, LOBBY_BACK_Y, x_hi, yw],
         corridor=[_r(xd - 1.3), yw, _r(xd + 1.3), _r(yw + 6.5)],
         side_gap=side_gap, region_side=k,
         wall_height=wall_h,

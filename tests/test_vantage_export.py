@@ -133,3 +133,20 @@ def test_a_tampered_row_is_a_one_line_error(run, tmp_path):
     pq.write_table(pa.Table.from_pylist(t, schema=pq.read_schema(shard)), shard)
     with pytest.raises(VantageDataError, match="event_verification/c0/0.*not a valid item"):
         load_items(s.root)
+
+
+def test_harness_files_show_every_frame():
+    """lmms-eval gets the decoded frames in order; VLMEvalKit's image cell lists them as its
+    `toliststr` reads a list (checked here with an independent literal parser)."""
+    import ast
+
+    from packagers.vlmevalkit import image_cell
+    from scenebench.lmms_eval_hooks import messages, visuals
+
+    a, b = _jpeg(10), _jpeg(200)
+    doc = {"prompt": "q", "images": ["A", "B"]}
+    assert visuals(doc) == ["A", "B"] and visuals({"prompt": "q", "image": "I"}) == ["I"]
+    assert [c.get("url") for c in messages(doc)[0]["content"]] == [None, "A", "B"]
+    cell = image_cell([a, b])
+    assert [base64.b64decode(x) for x in ast.literal_eval(cell)] == [a, b]
+    assert image_cell([a]) == base64.b64encode(a).decode() and image_cell([]) == ""

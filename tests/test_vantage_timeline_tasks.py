@@ -337,3 +337,13 @@ def test_dense_captions_ordered_and_pinned(clips):
         if got:
             starts = [e.start for e in got[0].answer.events]
             assert starts == sorted(starts) and len(starts) == len(c.events)
+
+
+def test_an_event_the_templates_cannot_describe_is_refused(clips):
+    """A person-forklift collision would be captioned 'A forklift collides with an AMR': refuse it."""
+    clip = clips[2]
+    odd = clip.events[0].model_copy(update={"type": "collision", "actors": ["person_1", "forklift_1"]})
+    with pytest.raises(ValueError, match="no template"):
+        TimelineClip(clip.spec, clip.events + (odd,), 320, 240)
+    with pytest.raises(ValueError, match="no template"):
+        TimelineClip(clip.spec, (clip.events[0].model_copy(update={"type": "tailgating"}),), 320, 240)

@@ -10,15 +10,11 @@ whose actors fit the hypothesis's descriptions (timeline_clip.matches).
 from __future__ import annotations
 
 from formats.vantage_item import VantageItem, YesNoAnswer
-from packagers.vantage_tasks.timeline_clip import (DOMAIN, EVENT_TYPES, TimelineClip, matches, prompts, slots,
-                                                   task_rng)
+from packagers.vantage_tasks.timeline_clip import (DOMAIN, EVENT_CATEGORIES, EVENT_TYPES, TimelineClip, matches,
+                                                   prompts, slots, task_rng)
 
 TASK = "event_verification"
 PAPER_POSITIVES, PAPER_NEGATIVES = 104, 59          # Table 7's split
-# the categories an event type needs, in the templates' order (absent-type negatives use them)
-ACTOR_CATEGORIES = {"near_miss": ("person", "forklift"), "collision": ("forklift", "amr"),
-                    "pickup": ("forklift", "pallet"), "drop": ("forklift", "pallet"),
-                    "zone_entry": ("person",), "fall": ("person",)}
 
 
 def _hypothesis(clip: TimelineClip, kind: str, actors: list[str], generic: bool) -> tuple[str, str]:
@@ -52,11 +48,11 @@ def candidates(clip: TimelineClip) -> list[dict]:
     asked = {s.type for s in clip.spec.scripts}
     happened = {e.type for e in clip.events}
     absent = [k for k in EVENT_TYPES if k not in asked | happened
-              and all(clip.agents(c) for c in ACTOR_CATEGORIES[k])]
+              and all(clip.agents(c) for c in EVENT_CATEGORIES[k])]
     rng = task_rng(TASK, clip.clip_id, "absent_types")
     order = [absent[i] for i in rng.permutation(len(absent))]
     for kind in order[:max(0, need)]:
-        actors = [clip.agents(c)[0] for c in ACTOR_CATEGORIES[kind]]
+        actors = [clip.agents(c)[0] for c in EVENT_CATEGORIES[kind]]
         text, label = _hypothesis(clip, kind, actors, generic=True)
         out.append({"question": text, "label": label, "event_type": kind, "actors": "", "source": "absent_type"})
     return out

@@ -42,6 +42,10 @@ ATTRIBUTES = {
     "pallet": (),
 }
 CATEGORY_ORDER = ("person", "forklift", "amr", "pallet")
+# the actor categories every template of an event type assumes ("A forklift collides with an AMR")
+EVENT_CATEGORIES = {"near_miss": ("person", "forklift"), "collision": ("forklift", "amr"),
+                    "pickup": ("forklift", "pallet"), "drop": ("forklift", "pallet"),
+                    "zone_entry": ("person",), "fall": ("person",)}
 
 
 class PromptError(ValueError):
@@ -89,6 +93,13 @@ class TimelineClip:
     events: tuple[Event, ...]
     width: int
     height: int
+
+    def __post_init__(self):
+        for e in self.events:
+            cats = tuple(sorted(self.category(a) for a in e.actors))
+            if e.type not in EVENT_CATEGORIES or cats != tuple(sorted(EVENT_CATEGORIES[e.type])):
+                raise ValueError(f"{self.clip_id}: a {e.type} event of {cats} has no template "
+                                 f"(templates assume {EVENT_CATEGORIES.get(e.type)})")
 
     @classmethod
     def from_spec(cls, spec: WarehouseSpec, long_side_px: int, events: list[Event] | None = None) -> "TimelineClip":

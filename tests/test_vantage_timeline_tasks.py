@@ -347,3 +347,45 @@ def test_an_event_the_templates_cannot_describe_is_refused(clips):
         TimelineClip(clip.spec, clip.events + (odd,), 320, 240)
     with pytest.raises(ValueError, match="no template"):
         TimelineClip(clip.spec, (clip.events[0].model_copy(update={"type": "tailgating"}),), 320, 240)
+
+
+def test_ev_label_needs_the_hypothesis_actors_not_just_the_type(clips):
+    """A near-miss hypothesis about a pair that never met is 'no' although the clip has a near
+    miss (of another pair): clip 3's zone walker and its collision forklift, checked by scan."""
+    from blender_envs.infra.warehouse import ScriptedEvent
+    c = clips[3]
+    extra = ScriptedEvent(type="near_miss", actors=["person_1", "forklift_1"], positive=False, band="V1",
+                          planned={"min_distance_m": 9.0, "threshold_m": 1.5})
+    spec = c.spec.model_copy(update={"scripts": c.spec.scripts + [extra]})
+    got = ev.items(TimelineClip(spec, c.events, c.width, c.height))
+    (it,) = [i for i in got if i.tags["actors"] == "person_1,forklift_1"]
+    assert it.prompt.endswith("Did the worker in the orange vest have a near miss with the green forklift while it was moving?")
+    assert it.answer.label == "no" and _own_min_moving_distance(c, "person_1", "forklift_1") > 1.5
+    assert any(e.type == "near_miss" for e in c.events)
+
+
+def test_in_view_needs_the_whole_box_inside_the_frame(clips):
+    """A standing worker cut by the frame's left edge does not 'appear' for counting; moved
+    inwards it does."""
+    from geometry.camera import project
+    from geometry.clip import camera_pose
+    from geometry.timeline import Agent, Stationary
+    c = clips[2]
+    pose = camera_pose(c.spec.timeline.camera, 0.0, 320)
+    y = c.spec.bands["P"][1]
+
+    def worker(x):
+        return Agent(track_id="person_9", category="person", mesh="person", size=[0.4, 0.56, 1.7],
+                     trajectory=Stationary(position=[x, y, 0.85]))
+
+    def corners_in(x):
+        uv, z = project(worker(x).box_corners(0.0), pose.K_array(), pose.cam_to_world_array())
+        return int(np.sum((z > 0) & np.all((uv >= 0) & (uv <= [319, 239]), axis=1)))
+
+    xs = np.arange(-30.0, 30.0, 0.05)
+    cut = next(x for x in xs if 0 < corners_in(x) < 8)
+    inner = next(x for x in xs if corners_in(x) == 8)
+    for x, want in ((cut, False), (inner + 0.5, True)):
+        tl_ = c.spec.timeline.model_copy(update={"agents": c.spec.timeline.agents + [worker(x)]})
+        clip = TimelineClip(c.spec.model_copy(update={"timeline": tl_}), (), 320, 240)
+        assert clip.in_view("person_9") is want, x

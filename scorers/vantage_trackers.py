@@ -102,6 +102,22 @@ def opencv_track(item: VantageItem, frames: Sequence[np.ndarray], kind: str = "C
         cv2.setNumThreads(threads)
 
 
+BASELINES = ("static", "random", *TRACKERS)
+
+
+def baseline_track(name: str, item: VantageItem, frames: Sequence[np.ndarray] | None = None, seed: int = 0) -> list:
+    """The track of baseline `name` (static, random, CSRT, KCF); the OpenCV ones need the frames."""
+    if name == "static":
+        return static_track(item)
+    if name == "random":
+        return random_track(item, seed)
+    if name not in TRACKERS:
+        raise ValueError(f"unknown SOT baseline {name!r}; known: {', '.join(BASELINES)}")
+    if frames is None:
+        raise ValueError(f"the {name} tracker runs over the shown frames: pass them")
+    return opencv_track(item, frames, name)
+
+
 def track_reply(track: Sequence) -> str:
     """The track as the JSON reply the SOT prompt asks for (frames 1..n-1)."""
     return json.dumps({f"frame_{k}": (None if b is None else [float(x) for x in b])

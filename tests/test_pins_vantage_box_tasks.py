@@ -216,6 +216,17 @@ def test_pointing_margins_and_option_gaps(spec):
     assert P.items([clip]) == []
 
 
+def test_a_worker_reference_must_be_unique_among_operators_too(spec):
+    # forklift_1's operator wears lime like person_1: "the worker in the lime vest" is no reference;
+    # person_2 (yellow) is one: forklift_2's operator wears orange
+    objs = [obj("forklift_1", [10, 10, 39, 39], xyz=(0, 5, 0)), obj("forklift_2", [120, 10, 149, 39], xyz=(6, 5, 0)),
+            obj("person_1", [20, 80, 29, 109], xyz=(0, 2, 0)), obj("person_2", [130, 80, 139, 109], xyz=(6, 2, 0))]
+    _, things = _things(spec, objs)
+    keys = [k for k, _, _ in P.questions(things, [0.0, -9.0, 5.0], W, H)]
+    assert "closest_to_person_2" in keys and "closest_to_person_1" not in keys
+    assert "closest_to_forklift_1" in keys and "closest_to_forklift_2" in keys
+
+
 def test_letters_are_balanced_over_the_set(spec):
     objs = [obj("person_1", [15, 50, 24, 79], xyz=(0, 8, 0)), obj("person_2", [95, 40, 104, 69], xyz=(2, 4, 0)),
             obj("forklift_1", [120, 10, 149, 39], xyz=(2.5, 4.5, 0)), obj("amr_1", [50, 90, 69, 109], xyz=(-3, 9, 0))]
@@ -238,9 +249,9 @@ def test_objloc_boxes_and_ambiguous_frames(spec):
     items = O.items_for_clip(clip)
     assert [it.answer.category for it in items] == ["person"]        # forklift_2 is a sliver: no forklift item
     assert items[0].answer.boxes == [(15.0, 50.0, 25.0, 80.0), (95.0, 40.0, 105.0, 70.0)]
-    assert items[0].prompt == ("Locate every instance that belongs to the following categories: 'person'. For each "
-                               "instance of the class, report bbox coordinates in JSON format. Do not group instances "
-                               "and report only individual instances. Avoid reporting duplicate instances.")
+    assert items[0].prompt == ("Locate every instance that belongs to the following categories: 'person on foot'. "
+                               "For each instance of the class, report bbox coordinates in JSON format. Do not group "
+                               "instances and report only individual instances. Avoid reporting duplicate instances.")
     objs[3] = obj("forklift_2", [0, 0, 3, 2], px=12)
     clip, _ = _things(spec, objs)
     assert [it.answer.category for it in O.items_for_clip(clip)] == ["person", "forklift"]

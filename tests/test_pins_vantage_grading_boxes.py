@@ -190,6 +190,13 @@ def test_opencv_tracker_refuses_what_it_cannot_do():
         T.opencv_track(sot(gt), frames, "MOSSE")
     with pytest.raises(ValueError, match="7 frames for 8 shown"):
         T.opencv_track(sot(gt), frames[:7])
+    assert T.baseline_track("static", sot(gt)) == T.static_track(sot(gt))
+    assert T.baseline_track("random", sot(gt), seed=1) == T.random_track(sot(gt), 1)
+    assert T.baseline_track("KCF", sot(gt), frames) == T.opencv_track(sot(gt), frames, "KCF")
+    with pytest.raises(ValueError, match="pass them"):
+        T.baseline_track("CSRT", sot(gt))
+    with pytest.raises(ValueError, match="unknown SOT baseline 'sam3'; known: static, random, CSRT, KCF"):
+        T.baseline_track("sam3", sot(gt), frames)
     reply = json.loads(T.track_reply([gt[0], None, gt[2]]))
     assert reply == {"frame_1": None, "frame_2": [float(x) for x in gt[2]]}
 

@@ -11,8 +11,9 @@ either way. Frames without any instance of the category are left out too (strict
 F1 disagree there: 1 vs 0). Boxes are sorted by (x1, y1), which no metric depends on.
 
 The harness asks for 'person' only (Table 5, §4); the forklift and mobile-robot items are
-ours (docs/vantage-deviations.md). A worker is a person on foot: a seated forklift operator is
-part of the forklift (its box), and a carried pallet is not (it is its own object).
+ours (docs/vantage-deviations.md). The person category is named 'person on foot', since a
+seated forklift operator is part of the forklift's object (and box) and has no box of its own;
+a carried pallet is its own object, not part of the forklift's box.
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from packagers.vantage_tasks.box_scene import (NOUNS, Clip, domain, frame_things
                                                prompt_template)
 
 TASK = "object_localization"
-CATEGORY_WORDS = {"person": "person", "forklift": "forklift", "amr": "mobile robot"}
+CATEGORY_WORDS = {"person": "person on foot", "forklift": "forklift", "amr": "mobile robot"}
 assert set(CATEGORY_WORDS) == set(NOUNS)
 
 

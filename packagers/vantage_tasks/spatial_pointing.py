@@ -7,7 +7,8 @@ geometry and the answer from the same geometry, with same-class distractors. Tem
     centre (privileged state; the image alone shows it only through size and height);
   * {noun} closest to {reference}: the smallest ground-plane distance between centres, the
     reference being an object of another category that its colour names uniquely among the
-    seen objects ("the red forklift", "the worker in the orange vest").
+    seen objects ("the red forklift", "the worker in the orange vest": no other seen worker,
+    and no seen forklift's operator, wears that vest).
 A question needs two clear objects of the class, and its answer must win by a margin over
 every *seen* object of the class (any visible pixel, not only the clear ones): `X_MARGIN` of
 the frame width for left/right, `DISTANCE_MARGIN_M` for the distances. Options are box
@@ -74,6 +75,8 @@ def questions(things: Sequence[Thing], camera_xyz, width: int, height: int) -> l
             if ref.category == cat or ref.category not in NOUNS or not ref.clear(min_px):
                 continue
             twins = [t for t in things if t.seen and t.category == ref.category and t.color == ref.color]
+            if ref.category == "person":       # a seated operator in that vest is a worker in it too
+                twins += [t for t in things if t.seen and t.category == "forklift" and t.operator_vest == ref.color]
             if len(twins) != 1:
                 continue
             d = {t.track_id: math.dist(t.center_world[:2], ref.center_world[:2]) for t in seen}

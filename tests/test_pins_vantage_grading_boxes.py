@@ -210,3 +210,65 @@ def test_sot_task_metrics_over_tracklets():
     assert m["strict"]["auc"] == pytest.approx((_static_aucs()[1] + 20 / 21) / 2)
     with pytest.raises(ValueError, match="one box/point task"):
         G.task_metrics([a, refex()], recs)
+
+
+# ------------------------------------------------------------------ what the records and the task metrics keep
+
+def test_records_say_what_was_read():
+    rec = G.grade(pointing("C"), "B")
+    assert (rec["id"], rec["task"], rec["parsed_ok"]) == ("spatial_pointing/c/C", "spatial_pointing", True)
+    assert G.grade(pointing("C"), "no letter here")["parsed_ok"] is False
+    assert G.grade(refex(), "[1, 2, 3, 4]")["parsed_ok"] is True and G.grade(refex(), "none")["parsed_ok"] is False
+    assert G.grade(objloc([(0.0, 0.0, 8.0, 6.0)]), "[]")["parsed_ok"] is False
+    gt = moving_track(3)
+    assert G.grade(sot(gt), json.dumps({"frame_1": None, "frame_2": [0, 0, 10, 10]}))["parsed_ok"] is True
+    assert G.grade(sot(gt), json.dumps({"frame_1": [0, 0, 10, 10], "frame_2": None}))["parsed_ok"] is True
+    assert G.grade(sot(gt), json.dumps({"frame_1": None, "frame_2": None}))["parsed_ok"] is False
+    other = VantageItem(id="video_qa/c/0", task="video_qa", domain="W", env="warehouse", media=media(), prompt="p",
+                        answer=ChoiceAnswer(task="video_qa", letter="A", options=("a", "b", "c", "d")))
+    with pytest.raises(ValueError, match=r"video_qa/c/0: not a box/point task \(video_qa\)"):
+        G.grade(other, "A")
+
+
+def test_objloc_rule_sets_differ_on_output_order_and_empty_frames():
+    # vantage_metrics.md §4 (x 10 to stay above int truncation): A = [0,0,100,100], B = [20,0,120,100] px;
+    # p1 = [5,0,105,100] takes A greedily, p2 = [-30,0,70,100] is left only B (IoU 1/3): greedy 1 TP, Hungarian 2
+    wide = Media(kind="image", clip_id="c", frame_numbers=[0], times_s=[0.0], duration_s=16.0, width=1000, height=1000)
+    it = VantageItem(id="object_localization/c/ab", task="object_localization", domain="W", env="warehouse",
+                     media=wide, prompt="p", answer=BoxesAnswer(task="object_localization",
+                                                                boxes=[(0.0, 0.0, 100.0, 100.0), (20.0, 0.0, 120.0, 100.0)],
+                                                                category="person"))
+    rec = G.grade(it, "[[5, 0, 105, 100], [-30, 0, 70, 100]]")
+    assert rec["score"]["vantage"]["tp@0.5"] == 1 and rec["score"]["strict"]["tp@0.5"] == 2
+    m = G.task_metrics([it], [rec])
+    assert m["vantage"]["f1@0.5"] == 0.5 and m["strict"]["f1@0.5"] == 1.0
+    empty = VantageItem(id="object_localization/c/none", task="object_localization", domain="W", env="warehouse",
+                        media=media(), prompt="p", answer=BoxesAnswer(task="object_localization", boxes=[],
+                                                                        category="amr"))
+    rec = G.grade(empty, "[]")
+    assert rec["score"]["strict"]["f1@0.5"] == 1.0 and rec["score"]["vantage"]["f1@0.5"] == 0.0
+
+
+def test_objloc_crowds_are_not_cut_at_100_boxes():
+    gt = [(8.0 * (k % 20), 6.0 * (k // 20), 8.0 * (k % 20) + 8, 6.0 * (k // 20) + 6) for k in range(150)]
+    it = objloc(gt)
+    reply = json.dumps([[b[0] * 1000 / W, b[1] * 1000 / H, b[2] * 1000 / W, b[3] * 1000 / H] for b in gt])
+    m = G.task_metrics([it], [G.grade(it, reply)])
+    assert m["strict"]["f1@0.5"] == 1.0 and m["strict"]["coco_ap"] == pytest.approx(1.0)   # max_dets 300
+    assert m["vantage"]["coco_ar"] == pytest.approx(1.0)
+
+
+def test_task_metrics_scores_missing_records_as_no_answer():
+    gt = moving_track()
+    items = [refex(), ]
+    m = G.task_metrics(items, [])
+    assert m["strict"]["miou"] == 0.0 == m["vantage"]["miou"] and m["n_parsed"] == 0
+    m = G.task_metrics([objloc([(0.0, 0.0, 8.0, 6.0)])], [])
+    assert m["strict"]["f1@0.5"] == 0.0 and m["vantage"]["n_pred"] == 0
+    m = G.task_metrics([sot(gt)], [])
+    assert m["vantage"]["auc"] == pytest.approx(1 / 21) and m["strict"]["auc"] == 0.0
+    m = G.task_metrics([pointing("A")], [])
+    assert m["strict"]["accuracy"] == 0.0 and m["strict"]["n_invalid"] == 1
+    # RefEx: the first box wrong, the second right -> strict 0, vantage 1
+    m = G.task_metrics([refex()], [G.grade(refex(), "[[0, 0, 100, 100], [250, 250, 500, 500]]")])
+    assert m["strict"]["miou"] == 0.0 and m["vantage"]["miou"] == 1.0

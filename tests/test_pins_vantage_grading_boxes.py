@@ -272,3 +272,20 @@ def test_task_metrics_scores_missing_records_as_no_answer():
     # RefEx: the first box wrong, the second right -> strict 0, vantage 1
     m = G.task_metrics([refex()], [G.grade(refex(), "[[0, 0, 100, 100], [250, 250, 500, 500]]")])
     assert m["strict"]["miou"] == 0.0 and m["vantage"]["miou"] == 1.0
+
+
+def test_opencv_tracker_on_a_box_it_cannot_hold_and_its_thread_setting():
+    import cv2
+
+    frames, gt = _moving_patch_frames()
+    tiny = sot([(500.0, 500.0, 500.5, 500.5)] + gt[1:])                   # under one pixel
+    before = cv2.getNumThreads()
+    cv2.setNumThreads(3)
+    try:
+        assert T.opencv_track(tiny, frames, "CSRT") == [(500.0, 500.0, 500.5, 500.5)] + [None] * 7
+        assert cv2.getNumThreads() == 3                                     # restored after the run
+    finally:
+        cv2.setNumThreads(before)
+    # a box on the frame's edge stays inside [0, 1000]
+    edge = T.opencv_track(sot([(950.0, 0.0, 1000.0, 100.0)] + gt[1:]), frames, "CSRT")
+    assert all(b is None or (0 <= b[0] < b[2] <= 1000 and 0 <= b[1] < b[3] <= 1000) for b in edge)

@@ -59,7 +59,7 @@ def _create(kind: str):
     import cv2
 
     name = f"Tracker{kind}_create"
-    factory = getattr(cv2, name, None) or getattr(getattr(cv2, "legacy", None), name, None)
+    factory = getattr(cv2, name, None)
     if kind not in TRACKERS or factory is None:
         raise TrackerUnavailable(f"OpenCV {cv2.__version__} has no {name} (install opencv-contrib-python-headless)")
     return factory()

@@ -190,6 +190,8 @@ def test_opencv_tracker_refuses_what_it_cannot_do():
         T.opencv_track(sot(gt), frames, "MOSSE")
     with pytest.raises(ValueError, match="7 frames for 8 shown"):
         T.opencv_track(sot(gt), frames[:7])
+    assert T.opencv_track(sot(gt), frames) == T.opencv_track(sot(gt), frames, "CSRT")    # the default
+    assert T.baseline_track("random", sot(gt)) == T.random_track(sot(gt), 0)
     assert T.baseline_track("static", sot(gt)) == T.static_track(sot(gt))
     assert T.baseline_track("random", sot(gt), seed=1) == T.random_track(sot(gt), 1)
     assert T.baseline_track("KCF", sot(gt), frames) == T.opencv_track(sot(gt), frames, "KCF")

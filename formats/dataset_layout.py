@@ -31,7 +31,7 @@ CARD_FILE = "README.md"
 MEDIA_COLUMN = "image.bytes"  # already-compressed JPEG: stored uncompressed, no dictionary, no stats
 # Every leaf holding already-compressed media (JPEG/PNG frames, mp4): VANTAGE rows carry a list of
 # frames and a video besides RealityBench's one image.
-MEDIA_COLUMNS = (MEDIA_COLUMN, "images.list.element.bytes", "video")
+MEDIA_COLUMNS = (MEDIA_COLUMN, "images.list.element.bytes", "frame0.bytes", "video")
 
 
 class LayoutError(ValueError):

@@ -97,17 +97,18 @@ def chat_url(endpoint: str) -> str:
 def build_payload(cfg: ClientConfig, prompt: str, jpeg: bytes | tuple[bytes, ...], system: str | None = None) -> dict:
     """The request body; sampling settings only when asked for (otherwise the provider's default).
 
-    A system prompt (EgoPathBench, Table S2) goes first; the text, then the image or, for a
-    multi-frame row (VANTAGE-Bench clips), every frame in order, as OpenAI-compatible servers
-    take several images in one message; an empty image (a text-only control row) sends the
-    text alone."""
-    content: list[dict] = [{"type": "text", "text": prompt}]
-    for image in (jpeg,) if isinstance(jpeg, bytes) else jpeg:
-        if not image:
-            continue
+    A system prompt (EgoPathBench, Table S2) goes first; then the text and the image, or for a
+    multi-frame row (VANTAGE-Bench clips) every frame in order and then the text, as the VANTAGE
+    harness orders them (its SOT prompt speaks of "the crop image above"); an empty image (a
+    text-only control row) sends the text alone."""
+    images = [im for im in ((jpeg,) if isinstance(jpeg, bytes) else jpeg) if im]
+    parts = []
+    for image in images:
         mime = "image/png" if image[:8] == b"\x89PNG\r\n\x1a\n" else "image/jpeg"
         url = f"data:{mime};base64," + base64.b64encode(image).decode("ascii")
-        content.append({"type": "image_url", "image_url": {"url": url}})
+        parts.append({"type": "image_url", "image_url": {"url": url}})
+    text = [{"type": "text", "text": prompt}]
+    content: list[dict] = parts + text if isinstance(jpeg, tuple) and len(images) > 1 else text + parts
     messages = [{"role": "system", "content": system}] if system else []
     messages.append({"role": "user", "content": content})
     body: dict = {"model": cfg.model, "messages": messages}

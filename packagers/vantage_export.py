@@ -37,6 +37,7 @@ FEATURES = Features({
     "clip_id": Value("string"),
     "prompt": Value("string"),
     "images": List(Image()),
+    "frame0": Image(),
     "video": Value("binary"),
     "media_kind": Value("string"),
     "frame_numbers": List(Value("int64")),
@@ -55,7 +56,9 @@ FIELD_DOCS = {
     "env": "the scenebench environment that generated the clip",
     "clip_id": "the rendered clip the item is built on",
     "prompt": "the text sent with the frames",
-    "images": "the frames the model is shown, in order (JPEG; SOT's first frame is a PNG with the target box drawn)",
+    "images": "what the model is shown, in order: a clip's sampled frames or one image (JPEG); for SOT the harness's "
+              "target crop and frame 0 with the target box drawn (PNG), then frames 1, 2, ... (JPEG)",
+    "frame0": "SOT only: frame 0 as rendered, without the drawn box (what a tracker baseline starts from); else null",
     "video": "the clip's mp4 (the sampled frames at their timestamps) for video items, else null",
     "media_kind": "video, image or frames (SOT)",
     "frame_numbers": "each shown frame's index in the clip's 30 fps stream",
@@ -75,8 +78,9 @@ PAPER_ITEMS = {"video_qa": (1195, "W T S"), "event_verification": (163, "W T S")
                "dense_captioning": (104, "W T S"), "single_object_tracking": (200, "W (synthetic)")}
 DOMAINS = ("W", "T", "S")
 
-# What the media of an item is read from: the item and its run directory -> the shown frames'
-# bytes (in order) and the mp4 bytes or None. The default reads the run store's clip file.
+# What the media of an item is read from: the item and its run directory -> the rendered frames'
+# bytes (one per frame number, in order) and the mp4 bytes or None. The default reads the run
+# store's clip file.
 MediaReader = Callable[[VantageItem, Path], tuple[list[bytes], bytes | None]]
 
 
@@ -136,10 +140,41 @@ def clip_media(item: VantageItem, run_dir: Path) -> tuple[list[bytes], bytes | N
     return frames, video
 
 
+def _png(rgb) -> bytes:
+    import io
+
+    from PIL import Image as PILImage
+
+    buf = io.BytesIO()
+    PILImage.fromarray(rgb).save(buf, "PNG", optimize=False, compress_level=6)
+    return buf.getvalue()
+
+
+def sot_images(item: VantageItem, frames: list[bytes]) -> list[bytes]:
+    """SOT's shown images as the harness builds them (vantage_sot.py): the target crop, frame 0
+    with the box and "TARGET" drawn, then frames 1, 2, ... unmarked."""
+    import io
+
+    import numpy as np
+    from PIL import Image as PILImage
+
+    from packagers.vantage_tasks.single_object_tracking import init_frame, target_crop
+
+    first = np.asarray(PILImage.open(io.BytesIO(frames[0])).convert("RGB"))
+    crop = target_crop(first, item.answer.init_box)
+    if crop is None:
+        raise VantageExportError(f"{item.id}: the init box {item.answer.init_box} crops to nothing")
+    return [_png(crop), _png(init_frame(first, item.answer.init_box)), *frames[1:]]
+
+
 def row(item: VantageItem, frames: list[bytes], video: bytes | None) -> dict:
+    """One item as a dataset row; `frames` are the rendered frames, one per frame number."""
     m = item.media
+    sot = item.task == "single_object_tracking"
+    shown = sot_images(item, frames) if sot else frames
     return {"id": item.id, "task": item.task, "domain": item.domain, "env": item.env, "clip_id": m.clip_id,
-            "prompt": item.prompt, "images": [{"bytes": b, "path": None} for b in frames], "video": video,
+            "prompt": item.prompt, "images": [{"bytes": b, "path": None} for b in shown],
+            "frame0": {"bytes": frames[0], "path": None} if sot else None, "video": video,
             "media_kind": m.kind, "frame_numbers": list(m.frame_numbers), "times_s": list(m.times_s),
             "fps": m.fps, "duration_s": m.duration_s, "width": m.width, "height": m.height,
             "answer": canonical_json(item.answer.model_dump(mode="json")), "tags": canonical_json(item.tags)}
@@ -228,7 +263,8 @@ def export_vantage(items: Sequence[tuple[VantageItem, Path]], out_dir: str | Pat
     with layout.staged_tree(root) as staging:
         for t in [t for t in TASKS if t in by_task]:
             rows = by_task[t]
-            sizes = [sum(len(i["bytes"]) for i in r["images"]) + len(r["video"] or b"") for r in rows]
+            sizes = [sum(len(i["bytes"]) for i in r["images"]) + len(r["video"] or b"")
+                     + len((r["frame0"] or {}).get("bytes") or b"") for r in rows]
             plan = _plan(sizes)
             n_bytes = download = 0
             shards[t] = []

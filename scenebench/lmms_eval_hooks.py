@@ -42,8 +42,9 @@ def visuals(doc: dict) -> list:
 
 def messages(doc: dict) -> list[dict]:
     """lmms-eval chat messages (ChatMessages' shape); the images are the decoded row's."""
-    content: list[dict] = [{"type": "text", "text": user_prompt(doc)}]
-    content += [{"type": "image", "url": im} for im in visuals(doc)]
+    text = [{"type": "text", "text": user_prompt(doc)}]
+    images = [{"type": "image", "url": im} for im in visuals(doc)]
+    content = images + text if doc.get("images") is not None else text + images   # as predict orders them
     out = []
     if doc.get("system_prompt"):
         out.append({"role": "system", "content": [{"type": "text", "text": doc["system_prompt"]}]})

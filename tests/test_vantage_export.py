@@ -93,8 +93,8 @@ def test_export_is_byte_identical_and_predict_sends_every_frame(run, tmp_path):
     assert ev.frames == tuple((run / "frames" / f"f{n}.jpg").read_bytes() for n in NUMBERS)
     body = build_payload(ClientConfig(endpoint="http://127.0.0.1:1", model="m"), ev.prompt, ev.images)
     parts = body["messages"][0]["content"]
-    assert [p["type"] for p in parts] == ["text", "image_url", "image_url", "image_url"]
-    assert base64.b64decode(parts[3]["image_url"]["url"].split(",", 1)[1]) == ev.frames[2]
+    assert [p["type"] for p in parts] == ["image_url", "image_url", "image_url", "text"]   # frames, then the text
+    assert base64.b64decode(parts[2]["image_url"]["url"].split(",", 1)[1]) == ev.frames[2]
     assert len(got["object_localization/c0/0"].images) == 1
 
 
@@ -146,7 +146,8 @@ def test_harness_files_show_every_frame():
     a, b = _jpeg(10), _jpeg(200)
     doc = {"prompt": "q", "images": ["A", "B"]}
     assert visuals(doc) == ["A", "B"] and visuals({"prompt": "q", "image": "I"}) == ["I"]
-    assert [c.get("url") for c in messages(doc)[0]["content"]] == [None, "A", "B"]
+    assert [c.get("url") for c in messages(doc)[0]["content"]] == ["A", "B", None]
+    assert [c.get("url") for c in messages({"prompt": "q", "image": "I"})[0]["content"]] == [None, "I"]
     cell = image_cell([a, b])
     assert [base64.b64decode(x) for x in ast.literal_eval(cell)] == [a, b]
     assert image_cell([a]) == base64.b64encode(a).decode() and image_cell([]) == ""

@@ -10,6 +10,7 @@ definitions imply).
 from __future__ import annotations
 
 import json
+import math
 
 from formats.vantage_item import VantageItem
 from scorers.vantage_grading import grade, set_metrics
@@ -42,3 +43,32 @@ def score_baseline(name: str, items: list[VantageItem], compat: Compat = "strict
     if any(it.task != task for it in items):
         raise ValueError(f"baseline {name} answers {task} items only")
     return set_metrics(task, [grade(it, reply(it)) for it in items], compat)
+
+
+def _box_1000_up(box, width: int, height: int) -> list[float]:
+    """A pixel box in 0–1000, each coordinate rounded up to 0.01: the vantage rules int-truncate
+    the scaled box, and a value written a hair below a pixel edge would lose a whole row."""
+    return [math.ceil(v * 1000 / (width if k % 2 == 0 else height) * 100) / 100 for k, v in enumerate(box)]
+
+
+def reference_reply(item: VantageItem) -> str:
+    """The ground truth written as a model that knows it would reply, in the form the task's
+    prompt asks for: scored by the same readers as a model, it must score perfectly (strict SOT
+    excepted: `IoU > 1` never holds, so a perfect track scores 20/21 there)."""
+    a, m = item.answer, item.media
+    if item.task == "event_verification":
+        return a.label
+    if item.task in ("video_qa", "spatial_pointing"):
+        return f"Answer: {a.letter}"
+    if item.task == "temporal_localization":
+        s, e = a.windows[0]
+        return json.dumps({"start": mmss(s), "end": mmss(e)})
+    if item.task == "dense_captioning":
+        return json.dumps([{"start": mmss(e.start), "end": mmss(e.end), "caption": e.caption} for e in a.events])
+    if item.task == "single_object_tracking":
+        return json.dumps({f"frame_{k}": (None if b is None else [float(x) for x in b])
+                           for k, b in enumerate(a.boxes) if k >= 1})
+    boxes = [_box_1000_up(b, m.width, m.height) for b in a.boxes]
+    if item.task == "referring_expressions":
+        return json.dumps(boxes[:1])
+    return json.dumps([{"bbox_2d": b, "label": a.category} for b in boxes])

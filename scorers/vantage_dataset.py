@@ -69,3 +69,28 @@ def load_items(path: str | Path, split: str = "test") -> list[VantageItem]:
                     raise VantageDataError(f"{shard}: item {it.id} appears twice")
                 items[it.id] = it
     return [items[k] for k in sorted(items)]
+
+
+def tracker_frames(path: str | Path, split: str = "test") -> dict[str, list]:
+    """SOT rows' frames as a tracker baseline sees them (RGB arrays): frame 0 as rendered
+    (`frame0`, without the drawn box), then frames 1, 2, ... (`images` after the crop and the
+    marked frame 0)."""
+    import io
+
+    import numpy as np
+    from PIL import Image as PILImage
+
+    root = find_root(path)
+    if root is None:
+        raise VantageDataError(f"{path}: not a vantage export")
+
+    def rgb(cell) -> np.ndarray:
+        return np.asarray(PILImage.open(io.BytesIO(cell["bytes"])).convert("RGB"))
+
+    out: dict[str, list] = {}
+    for shard in layout.find_shards(root, "single_object_tracking", split):
+        for r in pq.read_table(shard, columns=["id", "frame0", "images"]).to_pylist():
+            if not r["frame0"] or len(r["images"] or []) < 2:
+                raise VantageDataError(f"{shard}: SOT row {r['id']} lacks its raw frame 0 or its frames")
+            out[r["id"]] = [rgb(r["frame0"]), *(rgb(c) for c in r["images"][2:])]
+    return out

@@ -17,10 +17,19 @@ from formats.canonical import canonical_json, pretty_json
 from formats.predictions import PredictionsError, read_predictions_file
 from formats.vantage_item import TASKS
 from scorers import vantage_uncertainty as vu
-from scorers.vantage_dataset import VantageDataError, load_items
+from scorers.vantage_baselines import always_yes, reference_reply, whole_clip
+from scorers.vantage_dataset import VantageDataError, load_items, tracker_frames
 from scorers.vantage_metrics import COMPATS
 from scorers.vantage_pillars import PILLARS
-from scorers.vantage_scoring import model_result, primary_table
+from scorers.vantage_scoring import grade as grade_one
+from scorers.vantage_scoring import model_result, primary_table, task_result
+from scorers.vantage_trackers import baseline_track, track_reply
+
+# Baselines scored beside every model: (name, task, reply of an item, needs the frames)
+BASELINES = (("always_yes", "event_verification"), ("whole_clip", "temporal_localization"),
+             ("static_box", "single_object_tracking"), ("random_box", "single_object_tracking"),
+             ("opencv_csrt", "single_object_tracking"))
+TRACKER = {"static_box": "static", "random_box": "random", "opencv_csrt": "CSRT"}
 
 # (task, model name as scenebench's baselines write it) -> the paper's number for that baseline (×100)
 PAPER_BASELINES = {
@@ -77,6 +86,43 @@ def summary_table(metrics: dict) -> str:
     return "\n".join(lines)
 
 
+def baseline_results(dataset, items, n_resamples: int) -> dict:
+    """The reference (ground truth written as replies: a check that every task's reader and
+    grader give full marks) over every item, and each trivial baseline over its task's items."""
+    out = {"reference": model_result(items, {it.id: reference_reply(it) for it in items}, "reference", n_resamples)}
+    frames = None
+    for name, task in BASELINES:
+        its = [it for it in items if it.task == task]
+        if not its:
+            continue
+        if name in TRACKER:
+            if name == "opencv_csrt" and frames is None:
+                frames = tracker_frames(dataset)
+            reply = {it.id: track_reply(baseline_track(TRACKER[name], it, frames and frames[it.id])) for it in its}
+        else:
+            reply = {it.id: (always_yes if name == "always_yes" else whole_clip)(it) for it in its}
+        recs = [grade_one(it, reply[it.id]) for it in its]
+        out[name] = {"task": task, **task_result(task, its, recs, name, n_resamples)}
+    ref = out["reference"]
+    out["reference"] = {"tasks": ref["tasks"], "pillars": ref["pillars"]}
+    return out
+
+
+def _baseline_markdown(b: dict) -> list[str]:
+    L = ["## Baselines", "", "`reference` is the ground truth written as replies (every reader and grader at full "
+         "marks; strict SOT tops out at 95.24, since IoU > 1 never holds). The others answer their own task only.", "",
+         "| baseline | task | strict | vantage | paper (same baseline, vantage rules) |", "|---|---|---|---|---|"]
+    for t, r in b["reference"]["tasks"].items():
+        L.append(f"| reference | {t} | {_cell(r['strict'])} | {_cell(r['vantage'])} | |")
+    for name, r in b.items():
+        if name == "reference":
+            continue
+        paper = PAPER_BASELINES.get((r["task"], name))
+        L.append(f"| {name} | {r['task']} | {_cell(r['strict'])} | {_cell(r['vantage'])} | "
+                 f"{_fmt(paper) if paper is not None else ''} |")
+    return L + [""]
+
+
 def _markdown(metrics: dict, figure: str | None) -> str:
     L = ["# VANTAGE-Bench results", "", f"Dataset: `{metrics['dataset']}`; {metrics['n_items']} items. Every score "
          "×100; the primary metric per task (Table 5) with a 95 % percentile bootstrap interval "
@@ -95,6 +141,7 @@ def _markdown(metrics: dict, figure: str | None) -> str:
         for p in (*PILLARS, "overall"):
             L.append(f"| {p} | {_fmt(m['pillars']['strict'][p])} | {_fmt(m['pillars']['vantage'][p])} |")
         L.append("")
+    L += _baseline_markdown(metrics["baselines"])
     if metrics["warnings"]:
         L += ["## Warnings", "", *(f"- {w}" for w in metrics["warnings"]), ""]
     return "\n".join(L)
@@ -159,7 +206,8 @@ def run_score(dataset: str | Path, predictions: Sequence[str | Path], report_dir
     if len(set(names)) != len(names):
         raise VantageScoreError(f"two predictions files name the same model ({', '.join(names)})")
     metrics = plain({"dataset": str(dataset), "n_items": len(items), "n_resamples": n_resamples, "warnings": warnings,
-               "models": {r["model"]: {k: r[k] for k in ("tasks", "pillars", "n_answered")} for r in results}})
+               "models": {r["model"]: {k: r[k] for k in ("tasks", "pillars", "n_answered")} for r in results},
+               "baselines": baseline_results(dataset, items, n_resamples)})
     if report_dir is None:
         return metrics, warnings, None
     out = Path(report_dir)

@@ -106,6 +106,9 @@ def test_from_run_reads_the_spec_and_the_clip_files_size(tmp_path, clips):
     (tmp_path / "clips" / "warehouse-s2.json").write_text(json.dumps(doc))
     with pytest.raises(ValueError, match="differ"):
         TimelineClip.from_run(tmp_path, "s2")
+    for bad in ("../s2", "s2/../../x", ".hidden", ""):
+        with pytest.raises(ValueError, match="not a scene id"):
+            TimelineClip.from_run(tmp_path, bad)
 
 
 def test_prompt_file_is_checked(tmp_path, monkeypatch):

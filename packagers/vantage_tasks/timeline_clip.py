@@ -10,6 +10,7 @@ and its label cannot disagree even when two workers wear the same vest.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import permutations
@@ -111,6 +112,8 @@ class TimelineClip:
     def from_run(cls, env_dir: str | Path, scene_id: str) -> "TimelineClip":
         """From a warehouse run: `scenes/<scene_id>.json` (the spec) and `clips/<clip_id>.json`
         (the shown size, and its events, which must equal those derived from the spec)."""
+        if not re.fullmatch(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*", scene_id):
+            raise ValueError(f"not a scene id: {scene_id!r}")       # never read outside the run
         env_dir = Path(env_dir)
         state = json.loads((env_dir / "scenes" / f"{scene_id}.json").read_text(encoding="utf-8"))
         spec = WarehouseSpec.model_validate(state["spec"])

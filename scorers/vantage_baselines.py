@@ -68,7 +68,8 @@ def reference_reply(item: VantageItem) -> str:
     if item.task == "single_object_tracking":
         return json.dumps({f"frame_{k}": (None if b is None else [float(x) for x in b])
                            for k, b in enumerate(a.boxes) if k >= 1})
+    if item.task == "referring_expressions":   # IoU of the scaled box: exact values, no rounding
+        b = a.boxes[0]
+        return json.dumps([[v * 1000 / (m.width if k % 2 == 0 else m.height) for k, v in enumerate(b)]])
     boxes = [_box_1000_up(b, m.width, m.height) for b in a.boxes]
-    if item.task == "referring_expressions":
-        return json.dumps(boxes[:1])
     return json.dumps([{"bbox_2d": b, "label": a.category} for b in boxes])

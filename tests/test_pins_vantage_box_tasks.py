@@ -336,3 +336,42 @@ def test_write_init_frame_png(tmp_path):
     assert back.shape == (120, 160, 3) and tuple(back[75, 40]) == (0, 255, 0)
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert math.isclose(float(back[75, 60].sum()), 0.0)
+
+
+def test_run_store_round_trip(spec, tmp_path):
+    import json
+
+    clip = clip_of(spec, [[obj("person_1", [5, 50, 15, 80])], [obj("person_1", [6, 50, 16, 80])]], numbers=[0, 15])
+    (tmp_path / "clips").mkdir()
+    (tmp_path / "scenes").mkdir()
+    (tmp_path / "clips" / "warehouse_sot-pins-0.json").write_text(json.dumps(clip.doc), encoding="utf-8")
+    (tmp_path / "scenes" / "s4.json").write_text(json.dumps({"spec": spec.model_dump(mode="json")}), encoding="utf-8")
+    (tmp_path / "clips.jsonl").write_text('{"clip_id": "warehouse_sot-pins-0"}\n{"clip_id": "a-0"}\n', encoding="utf-8")
+    assert B.clip_ids(tmp_path) == ["a-0", "warehouse_sot-pins-0"]
+    back = B.load_clip(tmp_path, "warehouse_sot-pins-0")
+    assert back.doc == clip.doc and back.spec == spec and back.env == "warehouse_sot" and back.clip_id == clip.clip_id
+    f = back.frame_by_number(15)
+    assert f["index"] == 1 and back.image_path(f) == (tmp_path / "frames/x-01.jpg").resolve()
+    with pytest.raises(B.ClipInputError, match="no rendered frame 30"):
+        back.frame_by_number(30)
+    m = B.image_media(back, f)
+    assert (m.kind, m.frame_numbers, m.times_s, m.fps, m.width, m.height, m.duration_s) == \
+        ("image", [15], [0.5], 30.0, 160, 120, 16.0)
+    assert B.domain(back) == "W"
+    bad = dict(clip.doc, scene_id="../x")
+    (tmp_path / "clips" / "bad-0.json").write_text(json.dumps(bad), encoding="utf-8")
+    with pytest.raises(B.ClipInputError, match="bad scene id"):
+        B.load_clip(tmp_path, "bad-0")
+
+
+def test_load_state_boundaries(spec):
+    objs = [obj("forklift_1", [0, 0, 9, 9])]
+    drop = spec.timeline.agent("pallet_1").trajectory.t_drop
+    for t, want in ((drop - 1.0, True), (drop - 1.0 + 1e-4, None), (drop + 5.0, None), (0.0, True)):
+        clip = clip_of(spec, [objs], t=t)
+        assert B.frame_things(clip, clip.frames[0])[0].load is want, t
+    clip = clip_of(spec, [[obj("pallet_1", [0, 0, 9, 9])]])
+    pallet = B.frame_things(clip, clip.frames[0])[0]
+    assert pallet.color is None and pallet.load is None and pallet.visible_px == 100
+    clip = clip_of(spec, [[dict(obj("person_1", [0, 0, 9, 9]), visible_px=None)]])
+    assert B.frame_things(clip, clip.frames[0])[0].visible_px == 0

@@ -375,3 +375,38 @@ def test_load_state_boundaries(spec):
     assert pallet.color is None and pallet.load is None and pallet.visible_px == 100
     clip = clip_of(spec, [[dict(obj("person_1", [0, 0, 9, 9]), visible_px=None)]])
     assert B.frame_things(clip, clip.frames[0])[0].visible_px == 0
+
+
+def _t(tid, cat, box, color, **kw):
+    return B.Thing(tid, cat, tuple(map(float, box)), 100, 1.0, (0.0, 0.0, 0.0), color, **kw)
+
+
+def test_margins_on_the_right_and_bottom_and_both_words():
+    # right third starts at 106.67, less the 6.4 margin: 100.27; a twin centred at 100.5 is too close, 100 is not
+    target = _t("a", "person", (145, 50, 155, 60), "lime")
+    for twin_x, want in ((95.5, None), (95.0, "The worker in the lime vest is located near the right of the image.")):
+        things = [target, _t("b", "person", (twin_x, 50, twin_x + 10, 60), "lime")]
+        assert R.describe(target, things, W, H) == want, twin_x
+    # bottom third starts at 80, less 4.8: 75.2
+    target = _t("a", "person", (70, 105, 80, 115), "lime")
+    for twin_y, want in ((70.5, None), (70.0, "The worker in the lime vest is located near the bottom of the image.")):
+        things = [target, _t("b", "person", (20, twin_y, 30, twin_y + 10), "lime")]
+        assert R.describe(target, things, W, H) == want, twin_y
+    # top left: one twin shares the left third, the other the top third
+    target = _t("a", "person", (5, 5, 15, 15), "lime")
+    things = [target, _t("b", "person", (5, 105, 15, 115), "lime"), _t("c", "person", (145, 5, 155, 15), "lime")]
+    assert R.describe(target, things, W, H) == "The worker in the lime vest is located near the top left of the image."
+    assert R.resolve("The worker in the lime vest is located near the bottom right of the image.", things, W, H) == []
+
+
+def test_thirds_are_strict_and_totes_are_words():
+    things = [_t("a", "person", (45, 45, 55, 55), "lime"), _t("b", "person", (95, 95, 105, 105), "lime")]
+    for pos in ("left", "top"):                                 # centre 50 of 150: on the boundary, not inside
+        assert R.resolve(f"The worker in the lime vest is located near the {pos} of the image.", things, 150, 150) == []
+    for pos in ("right", "bottom"):                             # centre 100 of 150: on the boundary
+        assert R.resolve(f"The worker in the lime vest is located near the {pos} of the image.", things, 150, 150) == []
+    red, bare = _t("r", "amr", (10, 10, 30, 30), "grey", tote="red"), _t("n", "amr", (12, 12, 32, 32), "grey")
+    assert R.describe(red, [red, bare], W, H) == "The grey mobile robot carrying a red tote."
+    assert R.describe(bare, [red, bare], W, H) == "The grey mobile robot without a tote."
+    assert R.resolve("The grey mobile robot carrying a blue tote.", [red, bare], W, H) == []
+    assert R._load_phrase(_t("p", "person", (0, 0, 1, 1), "lime")) is None

@@ -238,6 +238,21 @@ def test_letters_are_balanced_over_the_set(spec):
     assert [it.id for it in P.items([clip])] == [it.id for it in items]
     assert [it.answer.letter for it in P.items([clip])] == [it.answer.letter for it in items]
     assert [it.answer.letter for it in P.items([clip], seed=1)] != [it.answer.letter for it in items]
+    assert "".join(it.answer.letter for it in items) == "BCDABDCABADCACBDBCDABDCACABDDBACBDA"   # seeded blocks
+    assert [(it.tags["template"], it.tags["same_class_distractors"]) for it in items[:5]] == [
+        ("closest", 1), ("closest", 1), ("leftmost", 1), ("nearest_camera", 1), ("rightmost", 1)]
+    assert items[0].answer.options == ("625, 458", "125, 542", "844, 208", "375, 833")
+
+
+def test_options_take_clear_objects_same_class_first(spec):
+    # a sliver forklift (5 px) is never an option; after the workers come forklift_1, then the AMR
+    objs = [obj("person_1", [15, 50, 24, 79], xyz=(0, 8, 0)), obj("person_2", [95, 40, 104, 69], xyz=(2, 4, 0)),
+            obj("forklift_2", [60, 10, 61, 12], px=5), obj("forklift_1", [120, 10, 149, 39], xyz=(2.5, 4.5, 0)),
+            obj("amr_1", [50, 90, 69, 109], xyz=(-3, 9, 0))]
+    clip, _ = _things(spec, objs)
+    left = next(it for it in P.items([clip]) if it.tags["template"] == "leftmost")
+    assert set(left.answer.points) == {(125.0, 542.0), (625.0, 458.0), (844.0, 208.0), (375.0, 833.0)}
+    assert left.tags["same_class_distractors"] == 1 and left.tags["target"] == "person_1"
 
 
 # ------------------------------------------------------------------ Object Localization

@@ -286,7 +286,7 @@ def _sot_clip(spec, px_at=lambda n: 100):
 
 
 def test_sot_frames_boxes_and_absence(spec):
-    clip = _sot_clip(spec, px_at=lambda n: 3 if n == 30 else 100)
+    clip = _sot_clip(spec, px_at=lambda n: 3 if n == 30 else 4 if n == 45 else 100)
     items = S.items_for_clip(clip)
     assert [it.id.rsplit("/", 1)[1] for it in items] == ["person_1-8f", "person_2-8f", "person_1-16f", "person_2-16f",
                                                           "person_1-32f", "person_2-32f"]
@@ -297,6 +297,7 @@ def test_sot_frames_boxes_and_absence(spec):
     assert p8.answer.init_box == (62.5, 416.67, 125.0, 666.67) == p8.answer.boxes[0]
     assert p8.answer.boxes[1] == (68.75, 416.67, 131.25, 666.67)       # x = 11 at frame 15
     assert p8.answer.boxes[2] is None                                 # 3 px at frame 30: absent
+    assert p8.answer.boxes[3] == (87.5, 416.67, 150.0, 666.67)        # 4 px at frame 45: there (x = 14)
     assert p8.tags["occluded"] is True and p32.tags["occluded"] is False
     assert (p8.tags["size"], p8.tags["object_class"], p8.tags["other_tracks"]) == ("medium", "person", 1)
     assert p8.prompt.startswith("You are a visual object tracker. Track a specific person across 8 video frames.")
@@ -336,6 +337,9 @@ def test_init_frame_draws_the_harness_rectangle():
     assert tuple(out[60, 60]) == (0, 255, 0) and tuple(out[90, 60]) == (0, 255, 0)
     assert tuple(out[75, 60]) == (100, 100, 100) and tuple(out[75, 37]) == (100, 100, 100)
     assert (out[40:55, 40:100] == (0, 255, 0)).all(axis=2).sum() > 40    # the TARGET label above the box
+    green = (out == (0, 255, 0)).all(axis=2)
+    assert np.nonzero(green[75])[0].tolist() == [39, 40, 41, 79, 80, 81]   # 2 px lines at x = 40 and 80
+    assert np.nonzero(green[:, 60])[0].tolist()[-6:] == [59, 60, 61, 89, 90, 91]
     assert tuple(img[60, 60]) == (100, 100, 100)                          # the input is not drawn on
     crop = S.target_crop(img, (250.0, 500.0, 500.0, 750.0))
     assert crop.shape == (39, 52, 3)        # int(40 - 6) .. int(80 + 6), int(60 - 4.5) .. int(90 + 4.5)
@@ -346,11 +350,16 @@ def test_write_init_frame_png(tmp_path):
     from PIL import Image
 
     img = np.zeros((120, 160, 3), np.uint8)
+    img[..., 0] = 200                                                   # red: a channel swap would show
     path = S.write_init_frame(img, (250.0, 500.0, 500.0, 750.0), tmp_path / "f00_ann.png")
     back = np.asarray(Image.open(path).convert("RGB"))
     assert back.shape == (120, 160, 3) and tuple(back[75, 40]) == (0, 255, 0)
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert math.isclose(float(back[75, 60].sum()), 0.0)
+    assert tuple(back[75, 60]) == (200, 0, 0) and math.isclose(float(back[100, 150, 1:].sum()), 0.0)
+    crop = S.write_target_crop(img, (250.0, 500.0, 500.0, 750.0), tmp_path / "crop.png")
+    assert np.asarray(Image.open(crop).convert("RGB")).shape == (39, 52, 3)
+    assert S.write_target_crop(img, (500.0, 500.0, 500.0, 600.0), tmp_path / "none.png") is None
+    assert not (tmp_path / "none.png").exists()
 
 
 def test_run_store_round_trip(spec, tmp_path):

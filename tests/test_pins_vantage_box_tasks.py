@@ -238,6 +238,21 @@ def test_letters_are_balanced_over_the_set(spec):
     assert [it.id for it in P.items([clip])] == [it.id for it in items]
     assert [it.answer.letter for it in P.items([clip])] == [it.answer.letter for it in items]
     assert [it.answer.letter for it in P.items([clip], seed=1)] != [it.answer.letter for it in items]
+    assert "".join(it.answer.letter for it in items) == "BCDABDCABADCACBDBCDABDCACABDDBACBDA"   # seeded blocks
+    assert [(it.tags["template"], it.tags["same_class_distractors"]) for it in items[:5]] == [
+        ("closest", 1), ("closest", 1), ("leftmost", 1), ("nearest_camera", 1), ("rightmost", 1)]
+    assert items[0].answer.options == ("625, 458", "125, 542", "844, 208", "375, 833")
+
+
+def test_options_take_clear_objects_same_class_first(spec):
+    # a sliver forklift (5 px) is never an option; after the workers come forklift_1, then the AMR
+    objs = [obj("person_1", [15, 50, 24, 79], xyz=(0, 8, 0)), obj("person_2", [95, 40, 104, 69], xyz=(2, 4, 0)),
+            obj("forklift_2", [60, 10, 61, 12], px=5), obj("forklift_1", [120, 10, 149, 39], xyz=(2.5, 4.5, 0)),
+            obj("amr_1", [50, 90, 69, 109], xyz=(-3, 9, 0))]
+    clip, _ = _things(spec, objs)
+    left = next(it for it in P.items([clip]) if it.tags["template"] == "leftmost")
+    assert set(left.answer.points) == {(125.0, 542.0), (625.0, 458.0), (844.0, 208.0), (375.0, 833.0)}
+    assert left.tags["same_class_distractors"] == 1 and left.tags["target"] == "person_1"
 
 
 # ------------------------------------------------------------------ Object Localization
@@ -271,7 +286,7 @@ def _sot_clip(spec, px_at=lambda n: 100):
 
 
 def test_sot_frames_boxes_and_absence(spec):
-    clip = _sot_clip(spec, px_at=lambda n: 3 if n == 30 else 100)
+    clip = _sot_clip(spec, px_at=lambda n: 3 if n == 30 else 4 if n == 45 else 100)
     items = S.items_for_clip(clip)
     assert [it.id.rsplit("/", 1)[1] for it in items] == ["person_1-8f", "person_2-8f", "person_1-16f", "person_2-16f",
                                                           "person_1-32f", "person_2-32f"]
@@ -282,6 +297,7 @@ def test_sot_frames_boxes_and_absence(spec):
     assert p8.answer.init_box == (62.5, 416.67, 125.0, 666.67) == p8.answer.boxes[0]
     assert p8.answer.boxes[1] == (68.75, 416.67, 131.25, 666.67)       # x = 11 at frame 15
     assert p8.answer.boxes[2] is None                                 # 3 px at frame 30: absent
+    assert p8.answer.boxes[3] == (87.5, 416.67, 150.0, 666.67)        # 4 px at frame 45: there (x = 14)
     assert p8.tags["occluded"] is True and p32.tags["occluded"] is False
     assert (p8.tags["size"], p8.tags["object_class"], p8.tags["other_tracks"]) == ("medium", "person", 1)
     assert p8.prompt.startswith("You are a visual object tracker. Track a specific person across 8 video frames.")
@@ -321,6 +337,9 @@ def test_init_frame_draws_the_harness_rectangle():
     assert tuple(out[60, 60]) == (0, 255, 0) and tuple(out[90, 60]) == (0, 255, 0)
     assert tuple(out[75, 60]) == (100, 100, 100) and tuple(out[75, 37]) == (100, 100, 100)
     assert (out[40:55, 40:100] == (0, 255, 0)).all(axis=2).sum() > 40    # the TARGET label above the box
+    green = (out == (0, 255, 0)).all(axis=2)
+    assert np.nonzero(green[75])[0].tolist() == [39, 40, 41, 79, 80, 81]   # 2 px lines at x = 40 and 80
+    assert np.nonzero(green[:, 60])[0].tolist()[-6:] == [59, 60, 61, 89, 90, 91]
     assert tuple(img[60, 60]) == (100, 100, 100)                          # the input is not drawn on
     crop = S.target_crop(img, (250.0, 500.0, 500.0, 750.0))
     assert crop.shape == (39, 52, 3)        # int(40 - 6) .. int(80 + 6), int(60 - 4.5) .. int(90 + 4.5)
@@ -331,8 +350,87 @@ def test_write_init_frame_png(tmp_path):
     from PIL import Image
 
     img = np.zeros((120, 160, 3), np.uint8)
+    img[..., 0] = 200                                                   # red: a channel swap would show
     path = S.write_init_frame(img, (250.0, 500.0, 500.0, 750.0), tmp_path / "f00_ann.png")
     back = np.asarray(Image.open(path).convert("RGB"))
     assert back.shape == (120, 160, 3) and tuple(back[75, 40]) == (0, 255, 0)
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert math.isclose(float(back[75, 60].sum()), 0.0)
+    assert tuple(back[75, 60]) == (200, 0, 0) and math.isclose(float(back[100, 150, 1:].sum()), 0.0)
+    crop = S.write_target_crop(img, (250.0, 500.0, 500.0, 750.0), tmp_path / "crop.png")
+    assert np.asarray(Image.open(crop).convert("RGB")).shape == (39, 52, 3)
+    assert S.write_target_crop(img, (500.0, 500.0, 500.0, 600.0), tmp_path / "none.png") is None
+    assert not (tmp_path / "none.png").exists()
+
+
+def test_run_store_round_trip(spec, tmp_path):
+    import json
+
+    clip = clip_of(spec, [[obj("person_1", [5, 50, 15, 80])], [obj("person_1", [6, 50, 16, 80])]], numbers=[0, 15])
+    (tmp_path / "clips").mkdir()
+    (tmp_path / "scenes").mkdir()
+    (tmp_path / "clips" / "warehouse_sot-pins-0.json").write_text(json.dumps(clip.doc), encoding="utf-8")
+    (tmp_path / "scenes" / "s4.json").write_text(json.dumps({"spec": spec.model_dump(mode="json")}), encoding="utf-8")
+    (tmp_path / "clips.jsonl").write_text('{"clip_id": "warehouse_sot-pins-0"}\n{"clip_id": "a-0"}\n', encoding="utf-8")
+    assert B.clip_ids(tmp_path) == ["a-0", "warehouse_sot-pins-0"]
+    back = B.load_clip(tmp_path, "warehouse_sot-pins-0")
+    assert back.doc == clip.doc and back.spec == spec and back.env == "warehouse_sot" and back.clip_id == clip.clip_id
+    f = back.frame_by_number(15)
+    assert f["index"] == 1 and back.image_path(f) == (tmp_path / "frames/x-01.jpg").resolve()
+    with pytest.raises(B.ClipInputError, match="no rendered frame 30"):
+        back.frame_by_number(30)
+    m = B.image_media(back, f)
+    assert (m.kind, m.frame_numbers, m.times_s, m.fps, m.width, m.height, m.duration_s) == \
+        ("image", [15], [0.5], 30.0, 160, 120, 16.0)
+    assert B.domain(back) == "W"
+    bad = dict(clip.doc, scene_id="../x")
+    (tmp_path / "clips" / "bad-0.json").write_text(json.dumps(bad), encoding="utf-8")
+    with pytest.raises(B.ClipInputError, match="bad scene id"):
+        B.load_clip(tmp_path, "bad-0")
+
+
+def test_load_state_boundaries(spec):
+    objs = [obj("forklift_1", [0, 0, 9, 9])]
+    drop = spec.timeline.agent("pallet_1").trajectory.t_drop
+    for t, want in ((drop - 1.0, True), (drop - 1.0 + 1e-4, None), (drop + 5.0, None), (0.0, True)):
+        clip = clip_of(spec, [objs], t=t)
+        assert B.frame_things(clip, clip.frames[0])[0].load is want, t
+    clip = clip_of(spec, [[obj("pallet_1", [0, 0, 9, 9])]])
+    pallet = B.frame_things(clip, clip.frames[0])[0]
+    assert pallet.color is None and pallet.load is None and pallet.visible_px == 100
+    clip = clip_of(spec, [[dict(obj("person_1", [0, 0, 9, 9]), visible_px=None)]])
+    assert B.frame_things(clip, clip.frames[0])[0].visible_px == 0
+
+
+def _t(tid, cat, box, color, **kw):
+    return B.Thing(tid, cat, tuple(map(float, box)), 100, 1.0, (0.0, 0.0, 0.0), color, **kw)
+
+
+def test_margins_on_the_right_and_bottom_and_both_words():
+    # right third starts at 106.67, less the 6.4 margin: 100.27; a twin centred at 100.5 is too close, 100 is not
+    target = _t("a", "person", (145, 50, 155, 60), "lime")
+    for twin_x, want in ((95.5, None), (95.0, "The worker in the lime vest is located near the right of the image.")):
+        things = [target, _t("b", "person", (twin_x, 50, twin_x + 10, 60), "lime")]
+        assert R.describe(target, things, W, H) == want, twin_x
+    # bottom third starts at 80, less 4.8: 75.2
+    target = _t("a", "person", (70, 105, 80, 115), "lime")
+    for twin_y, want in ((70.5, None), (70.0, "The worker in the lime vest is located near the bottom of the image.")):
+        things = [target, _t("b", "person", (20, twin_y, 30, twin_y + 10), "lime")]
+        assert R.describe(target, things, W, H) == want, twin_y
+    # top left: one twin shares the left third, the other the top third
+    target = _t("a", "person", (5, 5, 15, 15), "lime")
+    things = [target, _t("b", "person", (5, 105, 15, 115), "lime"), _t("c", "person", (145, 5, 155, 15), "lime")]
+    assert R.describe(target, things, W, H) == "The worker in the lime vest is located near the top left of the image."
+    assert R.resolve("The worker in the lime vest is located near the bottom right of the image.", things, W, H) == []
+
+
+def test_thirds_are_strict_and_totes_are_words():
+    things = [_t("a", "person", (45, 45, 55, 55), "lime"), _t("b", "person", (95, 95, 105, 105), "lime")]
+    for pos in ("left", "top"):                                 # centre 50 of 150: on the boundary, not inside
+        assert R.resolve(f"The worker in the lime vest is located near the {pos} of the image.", things, 150, 150) == []
+    for pos in ("right", "bottom"):                             # centre 100 of 150: on the boundary
+        assert R.resolve(f"The worker in the lime vest is located near the {pos} of the image.", things, 150, 150) == []
+    red, bare = _t("r", "amr", (10, 10, 30, 30), "grey", tote="red"), _t("n", "amr", (12, 12, 32, 32), "grey")
+    assert R.describe(red, [red, bare], W, H) == "The grey mobile robot carrying a red tote."
+    assert R.describe(bare, [red, bare], W, H) == "The grey mobile robot without a tote."
+    assert R.resolve("The grey mobile robot carrying a blue tote.", [red, bare], W, H) == []
+    assert R._load_phrase(_t("p", "person", (0, 0, 1, 1), "lime")) is None

@@ -37,6 +37,9 @@ $(STAMP): pyproject.toml scripts/ensure_system_libs.sh
 	@bash scripts/ensure_system_libs.sh
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+	@# opencv-contrib replaced opencv-python-headless (both own cv2/): an old venv drops both, then gets contrib
+	@if $(PY) -m pip show -q opencv-python-headless 2>/dev/null; then \
+	  $(PY) -m pip uninstall --quiet -y opencv-python-headless opencv-contrib-python-headless; fi
 	$(PY) -m pip install --quiet -e '.[test]'
 	@$(PY) -c 'import bpy, open3d, ray; assert bpy.app.version[:2] == (4, 5), bpy.app.version_string'
 	@touch $(STAMP)

@@ -16,7 +16,10 @@ from typing import Any, Literal, Mapping, TypeVar
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from formats.vantage_item import TASKS, Task
+
 __all__ = ["BenchmarkConfigError", "EnvCounts", "BenchmarkFile", "RealityBenchConfig", "EgoPathBenchConfig",
+           "VantageConfig",
            "read_yaml", "validate_config", "load_config", "as_benchmark_dict"]
 
 
@@ -76,6 +79,14 @@ class EgoPathBenchConfig(BenchmarkFile):
     splits: dict[Literal["train", "validation", "benchmark"], float] | None = None
     export: EgoPathExportOptions | None = None
     benchmark_selection: EgoPathSelection | None = None
+
+
+class VantageConfig(BenchmarkFile):
+    """configs/benchmark/vantage.yaml: clips per environment (`random` counts clips), the tasks
+    exported (one config each), evaluation-only `test` split."""
+    benchmark: Literal["vantage"] = "vantage"
+    split: Literal["test"] = "test"
+    tasks: list[Task] = Field(default_factory=lambda: list(TASKS), min_length=1)
 
 
 M = TypeVar("M", bound=BenchmarkFile)

@@ -29,6 +29,9 @@ from formats import atomic
 SUMS_FILE = "SHA256SUMS"
 CARD_FILE = "README.md"
 MEDIA_COLUMN = "image.bytes"  # already-compressed JPEG: stored uncompressed, no dictionary, no stats
+# Every leaf holding already-compressed media (JPEG/PNG frames, mp4): VANTAGE rows carry a list of
+# frames and a video besides RealityBench's one image.
+MEDIA_COLUMNS = (MEDIA_COLUMN, "images.list.element.bytes", "frame0.bytes", "video")
 
 
 class LayoutError(ValueError):
@@ -66,9 +69,9 @@ def _leaf_columns(schema: pa.Schema) -> list[str]:
 def writer_settings(schema: pa.Schema) -> dict:
     """Every setting that shapes the file bytes, fixed (so reruns are byte-identical)."""
     leaves = _leaf_columns(schema)
-    others = [c for c in leaves if c != MEDIA_COLUMN]
+    others = [c for c in leaves if c not in MEDIA_COLUMNS]
     return {
-        "compression": {c: ("NONE" if c == MEDIA_COLUMN else "ZSTD") for c in leaves},
+        "compression": {c: ("NONE" if c in MEDIA_COLUMNS else "ZSTD") for c in leaves},
         "compression_level": {c: 3 for c in others},
         "use_dictionary": others,
         "write_statistics": others,

@@ -9,9 +9,10 @@ Layout: `<root>/<config>/<split>-0000i-of-0000N.parquet`; `root` may also be the
 parent directory (the one holding a single export with shards of the split). Which split a
 benchmark predicts by default is the benchmark's (`scenebench.benchmarks`), not decided here.
 
-Both benchmarks' exports read the same way: RealityBench rows carry `env` and `prompt`;
+Every benchmark's export reads the same way: RealityBench rows carry `env` and `prompt`;
 EgoPathBench rows carry `task`, `system_prompt` and `user_prompt`, their split is
-`benchmark`, and its text-only control rows have no image.
+`benchmark`, and its text-only control rows have no image; VANTAGE-Bench rows carry `task`,
+`prompt` and `images`, a list of frames sent in order (a clip's sampled frames, or one image).
 """
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ from typing import Iterable, Iterator
 import pyarrow.parquet as pq
 
 SPLIT = "test"
-REQUIRED_COLUMNS = ("id", "image")
+REQUIRED_COLUMNS = ("id",)
+IMAGE_COLUMNS = ("image", "images")           # one image, or a list of frames
 PROMPT_COLUMNS = ("prompt", "user_prompt")    # one of them names the user prompt
 GROUP_COLUMNS = ("env", "task")               # one of them names what the item belongs to
 
@@ -41,6 +43,12 @@ class Item:
     prompt: str
     image: bytes            # the JPEG exactly as exported (never decoded here); b"" for text-only rows
     system_prompt: str | None = None
+    frames: tuple[bytes, ...] = ()   # a multi-frame row's images in order (then `image` is the first)
+
+    @property
+    def images(self) -> tuple[bytes, ...]:
+        """What a request shows, in order: the frames, else the one image, else nothing."""
+        return self.frames or ((self.image,) if self.image else ())
 
 
 def _shards(config_dir: Path, split: str) -> list[Path]:
@@ -87,7 +95,7 @@ def _select(root: Path, configs: Iterable[str] | None, split: str) -> list[str]:
 def _check_columns(path: Path, pf: pq.ParquetFile) -> None:
     names = pf.schema_arrow.names
     missing = [c for c in REQUIRED_COLUMNS if c not in names]
-    missing += [" or ".join(alt) for alt in (PROMPT_COLUMNS, GROUP_COLUMNS) if not set(alt) & set(names)]
+    missing += [" or ".join(alt) for alt in (IMAGE_COLUMNS, PROMPT_COLUMNS, GROUP_COLUMNS) if not set(alt) & set(names)]
     if missing:
         raise DatasetError(f"{path}: missing column(s) {', '.join(missing)}")
 
@@ -121,7 +129,8 @@ def _rows(config: str, path: Path, wanted: set[str] | None, batch_size: int) -> 
     prompt_col = next(c for c in PROMPT_COLUMNS if c in names)
     group_col = next(c for c in GROUP_COLUMNS if c in names)
     text_only = config.endswith("_text_only")   # EgoPathBench's Table S5 control: no image on purpose
-    cols = [c for c in ("id", group_col, "stratum", prompt_col, "system_prompt", "image") if c in names]
+    image_col = next(c for c in IMAGE_COLUMNS if c in names)
+    cols = [c for c in ("id", group_col, "stratum", prompt_col, "system_prompt", image_col) if c in names]
     for batch in pf.iter_batches(batch_size=batch_size, columns=cols):
         ids = batch.column("id").to_pylist()
         keep = [k for k, i in enumerate(ids) if wanted is None or i in wanted]
@@ -131,9 +140,15 @@ def _rows(config: str, path: Path, wanted: set[str] | None, batch_size: int) -> 
         prompt = batch.column(prompt_col).to_pylist()
         stratum = batch.column("stratum").to_pylist() if "stratum" in cols else [None] * len(ids)
         system = batch.column("system_prompt").to_pylist() if "system_prompt" in cols else [None] * len(ids)
-        images = batch.column("image").to_pylist()
+        media = batch.column(image_col).to_pylist()
         for k in keep:
-            image = (images[k] or {}).get("bytes") or b""
+            if image_col == "images":
+                frames = tuple((f or {}).get("bytes") or b"" for f in media[k] or [])
+                if not frames or not all(frames):
+                    raise DatasetError(f"{path}: row {ids[k]} has a frame without embedded image bytes")
+                yield Item(ids[k], config, env[k], stratum[k], prompt[k], frames[0], system[k], frames)
+                continue
+            image = (media[k] or {}).get("bytes") or b""
             if not image and not text_only:
                 raise DatasetError(f"{path}: row {ids[k]} has no embedded image bytes")
             yield Item(ids[k], config, env[k], stratum[k], prompt[k], image, system[k])

@@ -94,16 +94,21 @@ def chat_url(endpoint: str) -> str:
     return e if e.endswith("/chat/completions") else e + "/chat/completions"
 
 
-def build_payload(cfg: ClientConfig, prompt: str, jpeg: bytes, system: str | None = None) -> dict:
+def build_payload(cfg: ClientConfig, prompt: str, jpeg: bytes | tuple[bytes, ...], system: str | None = None) -> dict:
     """The request body; sampling settings only when asked for (otherwise the provider's default).
 
-    A system prompt (EgoPathBench, Table S2) goes first; an empty image (a text-only
-    control row) sends the text alone."""
-    content: list[dict] = [{"type": "text", "text": prompt}]
-    if jpeg:
-        mime = "image/png" if jpeg[:8] == b"\x89PNG\r\n\x1a\n" else "image/jpeg"
-        url = f"data:{mime};base64," + base64.b64encode(jpeg).decode("ascii")
-        content.append({"type": "image_url", "image_url": {"url": url}})
+    A system prompt (EgoPathBench, Table S2) goes first; then the text and the image, or for a
+    multi-frame row (VANTAGE-Bench clips) every frame in order and then the text, as the VANTAGE
+    harness orders them (its SOT prompt speaks of "the crop image above"); an empty image (a
+    text-only control row) sends the text alone."""
+    images = [im for im in ((jpeg,) if isinstance(jpeg, bytes) else jpeg) if im]
+    parts = []
+    for image in images:
+        mime = "image/png" if image[:8] == b"\x89PNG\r\n\x1a\n" else "image/jpeg"
+        url = f"data:{mime};base64," + base64.b64encode(image).decode("ascii")
+        parts.append({"type": "image_url", "image_url": {"url": url}})
+    text = [{"type": "text", "text": prompt}]
+    content: list[dict] = parts + text if isinstance(jpeg, tuple) and len(images) > 1 else text + parts
     messages = [{"role": "system", "content": system}] if system else []
     messages.append({"role": "user", "content": content})
     body: dict = {"model": cfg.model, "messages": messages}
@@ -280,7 +285,7 @@ def call_item(cfg: ClientConfig, item: Item, stop: threading.Event | None = None
     headers = {"Content-Type": "application/json"}
     if cfg.api_key:
         headers["Authorization"] = f"Bearer {cfg.api_key}"
-    data = json.dumps(build_payload(cfg, item.prompt, item.image, item.system_prompt)).encode("ascii")  # ensure_ascii
+    data = json.dumps(build_payload(cfg, item.prompt, item.images, item.system_prompt)).encode("ascii")  # ensure_ascii
     error, fatal, attempts, wait_hint = None, None, 0, None
     for attempt in range(cfg.max_retries + 1):
         if stop.is_set() or attempt and stop.wait(backoff_s(attempt, rng, wait_hint)):

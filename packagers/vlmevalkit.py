@@ -137,8 +137,34 @@ def _prompt(row: dict) -> str:
     return next(row[c] for c in PROMPT_COLUMNS if row.get(c) is not None)
 
 
+def _media_column(root: Path, config: str, split: str) -> str | None:
+    """`image` (one per row), `images` (a list of frames: VANTAGE clips) or None (text only)."""
+    names = pq.read_schema(layout.find_shards(root, config, split)[0]).names
+    return next((c for c in ("image", "images") if c in names), None)
+
+
+def _row_images(row: dict) -> list[bytes]:
+    if "images" in row:
+        return [(f or {}).get("bytes") for f in row["images"] or [] if (f or {}).get("bytes")]
+    image = (row.get("image") or {}).get("bytes")
+    return [image] if image else []
+
+
+def image_cell(images: list[bytes]) -> str:
+    """VLMEvalKit's image cell: one base64 string, or for several frames a list of them written
+    as `['<b64>', ...]` (what its `toliststr` reads; base64 has no quote to escape)."""
+    b64 = [base64.b64encode(b).decode("ascii") for b in images]
+    if len(b64) <= 1:
+        return b64[0] if b64 else ""
+    return "[" + ", ".join(f"'{x}'" for x in b64) + "]"
+
+
 def _has_images(suite: VlmSuite, ds: VlmDataset, root: Path) -> bool:
-    return any((r.get("image") or {}).get("bytes") for c in ds.configs for r in rows_of(root, c, suite.split, ["image"]))
+    for c in ds.configs:
+        col = _media_column(root, c, suite.split)
+        if col and any(_row_images(r) for r in rows_of(root, c, suite.split, [col])):
+            return True
+    return False
 
 
 def tsv_bytes(suite: VlmSuite, ds: VlmDataset, root: Path, answer: Callable[[dict], str],
@@ -153,9 +179,8 @@ def tsv_bytes(suite: VlmSuite, ds: VlmDataset, root: Path, answer: Callable[[dic
     w.writerow(columns)
     for config in ds.configs:
         for row in rows_of(root, config, suite.split):
-            image = (row.get("image") or {}).get("bytes")
             cells = {"index": row_index(suite.identity, row["id"]),
-                     "image": base64.b64encode(image).decode("ascii") if image else "", "question": _prompt(row),
+                     "image": image_cell(_row_images(row)), "question": _prompt(row),
                      "answer": answer(row), "category": category(row), "id": row["id"],
                      SYSTEM_COLUMN: row.get(SYSTEM_COLUMN) or ""}
             w.writerow([cells[c] for c in columns])

@@ -2,7 +2,7 @@
 
 The prompt is the one `scenebench predict` sends (model_runs.predict.build_payload): the
 system prompt when the row has one (EgoPathBench, Table S2), then one user turn with the
-prompt text and the image (none for a text-only control row). `process_results` grades the
+prompt text and the image (a clip's frames in order; none for a text-only control row). `process_results` grades the
 reply with the benchmark's own grader (`Benchmark.grade_row`) and each aggregation turns the
 graded rows into the point estimates `scenebench score` reports (`Benchmark.set_metrics`).
 
@@ -33,11 +33,18 @@ def user_prompt(doc: dict) -> str:
     return next(doc[c] for c in PROMPT_COLUMNS if doc.get(c) is not None)
 
 
+def visuals(doc: dict) -> list:
+    """The decoded row image, or a multi-frame row's frames in order (VANTAGE clips), or none."""
+    if doc.get("images") is not None:
+        return list(doc["images"])
+    return [] if doc.get("image") is None else [doc["image"]]
+
+
 def messages(doc: dict) -> list[dict]:
-    """lmms-eval chat messages (ChatMessages' shape); the image is the decoded row image."""
-    content: list[dict] = [{"type": "text", "text": user_prompt(doc)}]
-    if doc.get("image") is not None:
-        content.append({"type": "image", "url": doc["image"]})
+    """lmms-eval chat messages (ChatMessages' shape); the images are the decoded row's."""
+    text = [{"type": "text", "text": user_prompt(doc)}]
+    images = [{"type": "image", "url": im} for im in visuals(doc)]
+    content = images + text if doc.get("images") is not None else text + images   # as predict orders them
     out = []
     if doc.get("system_prompt"):
         out.append({"role": "system", "content": [{"type": "text", "text": doc["system_prompt"]}]})
@@ -63,7 +70,7 @@ class Hooks:
         return _benchmark(self.benchmark)
 
     def doc_to_visual(self, doc: dict) -> list:
-        return [] if doc.get("image") is None else [doc["image"]]
+        return visuals(doc)
 
     def doc_to_text(self, doc: dict, lmms_eval_specific_kwargs: dict | None = None) -> str:
         return user_prompt(doc)

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 from typing import Mapping
 
-TASKS = ("vqa", "event_verification", "spatial_pointing", "referring_expressions", "object_localization",
+TASKS = ("video_qa", "event_verification", "spatial_pointing", "referring_expressions", "object_localization",
          "temporal_localization", "dense_captioning", "single_object_tracking")
 
 # task -> the key of its primary metric (Table 5), as scorers.vantage_metrics / vantage_dvc name it
-PRIMARY = {"vqa": "accuracy", "event_verification": "macro_f1", "spatial_pointing": "accuracy",
+PRIMARY = {"video_qa": "accuracy", "event_verification": "macro_f1", "spatial_pointing": "accuracy",
            "referring_expressions": "miou", "object_localization": "f1@0.5",
            "temporal_localization": "miou", "dense_captioning": "soda_c", "single_object_tracking": "auc"}
 
-PILLARS = {"semantic": ("vqa", "event_verification"),
+PILLARS = {"semantic": ("video_qa", "event_verification"),
            "spatial": ("spatial_pointing", "referring_expressions", "object_localization"),
            "temporal": ("temporal_localization", "dense_captioning"),
            "spatio_temporal": ("single_object_tracking",)}

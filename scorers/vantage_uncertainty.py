@@ -20,7 +20,7 @@ from scorers.vantage_metrics import Compat, micro_f1, check_compat, event_verifi
 
 N_RESAMPLES = 10_000
 CONFIDENCE = 0.95
-RESAMPLING_UNIT = {"vqa": "item", "event_verification": "item", "spatial_pointing": "item",
+RESAMPLING_UNIT = {"video_qa": "item", "event_verification": "item", "spatial_pointing": "item",
                    "referring_expressions": "item", "object_localization": "image",
                    "temporal_localization": "video", "dense_captioning": "video",
                    "single_object_tracking": "tracklet"}

@@ -35,7 +35,7 @@ def _one_line_error(capsys, argv, *needles) -> str:
 
 # ---------------------------------------------------------------------------------- registry
 def test_registry_holds_the_two_benchmarks_and_every_file_has_one():
-    assert known_benchmarks() == ["egopathbench", "realitybench"]
+    assert known_benchmarks() == ["egopathbench", "realitybench", "vantage"]
     assert benchmarks.default_benchmark().name == "realitybench"
     assert sorted(p.stem for p in BENCH_FILES) == known_benchmarks()
     assert get_benchmark("egopathbench").default_split == "benchmark"
@@ -90,7 +90,7 @@ def _bad(tmp_path, **change) -> Path:
     ({"environments": {"tape_gap": {"random": -1}}}, "environments.tape_gap.random: Input should be greater than"),
     ({"version": 1.1}, "version: Input should be a valid string (got 1.1)"),
     ({"split": "train"}, "split: Input should be 'test'"),
-    ({"benchmark": "vista"}, "benchmark: unknown benchmark 'vista'; known benchmarks: egopathbench, realitybench"),
+    ({"benchmark": "vista"}, "benchmark: unknown benchmark 'vista'; known benchmarks: egopathbench, realitybench, vantage"),
     ({"benchmark": None}, "benchmark: missing field"),
 ])
 def test_bad_fields_are_one_line_errors_naming_the_field(tmp_path, capsys, change, needle):
@@ -113,8 +113,8 @@ def test_unreadable_files_are_one_line_errors(tmp_path, capsys):
 
 @pytest.mark.parametrize("cmd", ["export", "benchmark"])
 def test_unknown_benchmark_name_lists_known_ones(tmp_path, capsys, cmd):
-    _one_line_error(capsys, [cmd, "--benchmark", "vantage", "--out", str(tmp_path / "x")],
-                    "unknown benchmark 'vantage'; known benchmarks: egopathbench, realitybench "
+    _one_line_error(capsys, [cmd, "--benchmark", "vista", "--out", str(tmp_path / "x")],
+                    "unknown benchmark 'vista'; known benchmarks: egopathbench, realitybench, vantage "
                     "(or the path of a benchmark YAML file)")
     assert not (tmp_path / "x").exists()
 
@@ -181,7 +181,7 @@ def test_predict_takes_split_and_request_defaults_from_the_benchmark():
     assert (a.split, a.max_tokens, a.temperature, a.top_p) == ("train", 7, 0.5, 1.0)
 
 
-VANTAGE = '''
+VISTA = '''
 """A test-only benchmark module: proves a new family plugs in as one module."""
 from pathlib import Path
 from typing import Literal
@@ -191,61 +191,61 @@ from formats.benchmark_config import BenchmarkFile
 from scenebench.benchmarks.base import Benchmark, ScoreResult
 
 
-class VantageConfig(BenchmarkFile):
-    benchmark: Literal["vantage"] = "vantage"
+class VistaConfig(BenchmarkFile):
+    benchmark: Literal["vista"] = "vista"
 
 
-class Vantage(Benchmark):
-    name = "vantage"
+class Vista(Benchmark):
+    name = "vista"
     export_formats = ("hf",)      # no Parquet rows here, so no VLMEvalKit folder either
-    config_model = VantageConfig
+    config_model = VistaConfig
     default_split = "test"
 
     def export(self, runs, out, config, source, fmt="hf", log=print):
         root = self.dataset_dir(out)
-        atomic.write_json(root / "vantage.json", {"runs": [Path(r).name for r in runs],
+        atomic.write_json(root / "vista.json", {"runs": [Path(r).name for r in runs],
                                                   "version": config.version, "source": Path(source).name})
-        log(f"vantage: {len(runs)} run(s) -> {root}")
+        log(f"vista: {len(runs)} run(s) -> {root}")
         return root
 
     def find_dataset(self, path):
         p = Path(path)
-        return p if (p / "vantage.json").is_file() else None
+        return p if (p / "vista.json").is_file() else None
 
     def score(self, dataset, predictions, report_dir, options):
         md = Path(report_dir) / "report.md"
-        atomic.write_text(md, "vantage\\n")
-        return ScoreResult(metrics={}, warnings=["w"], table=f"vantage table seed={options.seed}", report=md)
+        atomic.write_text(md, "vista\\n")
+        return ScoreResult(metrics={}, warnings=["w"], table=f"vista table seed={options.seed}", report=md)
 
 
-BENCHMARK = Vantage()
+BENCHMARK = Vista()
 '''
 
 
 def test_a_new_benchmark_is_one_module(tmp_path, monkeypatch, capsys):
     pkg = tmp_path / "plugins"
     pkg.mkdir()
-    (pkg / "vantage.py").write_text(textwrap.dedent(VANTAGE))
+    (pkg / "vista.py").write_text(textwrap.dedent(VISTA))
     monkeypatch.setattr(benchmarks, "__path__", [*benchmarks.__path__, str(pkg)])
     benchmarks.registry.cache_clear()
     try:
-        assert known_benchmarks() == ["egopathbench", "realitybench", "vantage"]
+        assert known_benchmarks() == ["egopathbench", "realitybench", "vantage", "vista"]
         for env in ("tape_gap", "calib"):
             (tmp_path / "out" / env).mkdir(parents=True)
             (tmp_path / "out" / env / "records.jsonl").write_text("")
-        cfg = tmp_path / "vantage.yaml"
-        cfg.write_text(yaml.safe_dump({"benchmark": "vantage", "version": "0.1", "environments": {"tape_gap": {}}}))
+        cfg = tmp_path / "vista.yaml"
+        cfg.write_text(yaml.safe_dump({"benchmark": "vista", "version": "0.1", "environments": {"tape_gap": {}}}))
         assert main(["export", "--benchmark", str(cfg), "--runs", str(tmp_path / "out"),
                      "--out", str(tmp_path / "ds")]) == 0
-        meta = json.loads((tmp_path / "ds/vantage/vantage.json").read_text())
-        assert meta == {"runs": ["tape_gap"], "version": "0.1", "source": "vantage.yaml"}   # calib not listed
+        meta = json.loads((tmp_path / "ds/vista/vista.json").read_text())
+        assert meta == {"runs": ["tape_gap"], "version": "0.1", "source": "vista.yaml"}   # calib not listed
         _one_line_error(capsys, ["export", "--benchmark", str(cfg), "--format", "vlmevalkit"],
-                        "vantage exports only --format hf")
-        assert main(["score", "--dataset", str(tmp_path / "ds/vantage"), "--predictions", "p.jsonl",
+                        "vista exports only --format hf")
+        assert main(["score", "--dataset", str(tmp_path / "ds/vista"), "--predictions", "p.jsonl",
                      "--report-dir", str(tmp_path / "rep"), "--seed", "3"]) == 0
         out = capsys.readouterr()
-        assert "vantage table seed=3" in out.out and "scenebench: warning: w" in out.err
-        assert (tmp_path / "rep/report.md").read_text() == "vantage\n"
+        assert "vista table seed=3" in out.out and "scenebench: warning: w" in out.err
+        assert (tmp_path / "rep/report.md").read_text() == "vista\n"
     finally:
         benchmarks.registry.cache_clear()
 

@@ -70,7 +70,7 @@ def test_sot_carries_a_quarter_of_overall():
     base = dict.fromkeys(TASKS, 0.0)
     assert pillar_scores({**base, "single_object_tracking": 100.0})["overall"] == 25.0
     assert pillar_scores({**base, "object_localization": 100.0})["overall"] == pytest.approx(100 / 12)
-    assert pillar_scores({**base, "vqa": 100.0})["overall"] == 12.5
+    assert pillar_scores({**base, "video_qa": 100.0})["overall"] == 12.5
     assert pillar_scores({**base, "dense_captioning": 100.0})["overall"] == 12.5
 
 
@@ -80,7 +80,7 @@ def test_missing_task_leaves_its_pillar_and_overall_undefined():
     p = pillar_scores(s)
     assert p["temporal"] is None and p["overall"] is None
     assert p["semantic"] == pytest.approx(62.915)
-    s2 = {**_scores(T1["Qwen3-VL-8B"]), "vqa": None}
+    s2 = {**_scores(T1["Qwen3-VL-8B"]), "video_qa": None}
     assert pillar_scores(s2)["semantic"] is None and pillar_scores(s2)["spatial"] == pytest.approx(67.26, abs=0.005)
     with pytest.raises(ValueError, match="unknown"):
         pillar_scores({"ocr": 1.0})

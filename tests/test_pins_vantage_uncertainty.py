@@ -18,12 +18,12 @@ def test_settings_follow_app_g():
     assert N_RESAMPLES == 10_000 and CONFIDENCE == 0.95
     assert RESAMPLING_UNIT["temporal_localization"] == "video" and RESAMPLING_UNIT["single_object_tracking"] == "tracklet"
     assert RESAMPLING_UNIT["object_localization"] == "image" and RESAMPLING_UNIT["dense_captioning"] == "video"
-    assert {RESAMPLING_UNIT[t] for t in ("vqa", "event_verification", "spatial_pointing", "referring_expressions")} == {"item"}
+    assert {RESAMPLING_UNIT[t] for t in ("video_qa", "event_verification", "spatial_pointing", "referring_expressions")} == {"item"}
 
 
 def test_cell_seed_is_stable_and_distinct():
-    assert cell_seed("model", "vqa") == cell_seed("model", "vqa")
-    assert cell_seed("model", "vqa") != cell_seed("model", "event_verification")
+    assert cell_seed("model", "video_qa") == cell_seed("model", "video_qa")
+    assert cell_seed("model", "video_qa") != cell_seed("model", "event_verification")
     assert cell_seed("a", "bc") != cell_seed("ab", "c")
     assert cell_seed("x") == int.from_bytes(bytes.fromhex("2d711642"), "big")   # sha256("x")[:4]
     assert cell_seed("a", "b") == int.from_bytes(hashlib.sha256(b"a/b").digest()[:4], "big")

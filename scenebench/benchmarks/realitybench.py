@@ -75,10 +75,14 @@ class RealityBench(Benchmark):
                 "doc_score": m.doc_score, "in_grammar": m.in_grammar}
 
     def find_dataset(self, path) -> Path | None:
-        """An export has `<env>/test-*.parquet` shards and no benchmark.json (that names other benchmarks)."""
+        """An export has `<env>/test-*.parquet` shards, every config an environment's name (a
+        VANTAGE export's configs are tasks), and no benchmark.json (that names other benchmarks)."""
+        from blender_envs.registry import known_environments
+
         p = Path(path)
         for cand in (p, p / self.name):
-            if not (cand / "benchmark.json").exists() and any(cand.glob(f"*/{self.default_split}-*.parquet")):
+            configs = {q.parent.name for q in cand.glob(f"*/{self.default_split}-*.parquet")}
+            if not (cand / "benchmark.json").exists() and configs and configs <= set(known_environments()):
                 return cand
         return None
 

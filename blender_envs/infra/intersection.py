@@ -212,7 +212,7 @@ class IntersectionSpec(SceneSpec):
 
 def _draw_camera(rng) -> tuple[MountedCamera, list[float]]:
     qx, qy = (1 if rng.random() < 0.5 else -1), (1 if rng.random() < 0.5 else -1)
-    a, b = rng.uniform(5.8, 9.0), rng.uniform(5.8, 9.0)
+    a, b = rng.uniform(5.8, 8.6), rng.uniform(5.8, 8.6)     # on the corner's sidewalk (kerb 5.3, buildings 9.3)
     centre = [_r(-qx * a), _r(-qy * b)]
     yaw = math.degrees(math.atan2(centre[1], centre[0])) + rng.uniform(-12.0, 12.0)
     cam = MountedCamera(position=[0.0, 0.0], height_m=_r(rng.uniform(2.4, 6.1)),

@@ -101,4 +101,5 @@ def test_frame_hook_lights_the_lens_of_the_phase():
             want = want_first if arm in first else want_second
             for colour in ("red", "amber", "green"):
                 node = bpy.data.materials[f"signal_lens_{arm}_{colour}"].node_tree.nodes["Emission"]
-                assert node.inputs["Strength"].default_value == (LENS_ON if colour == want else LENS_OFF)
+                assert node.inputs["Strength"].default_value == pytest.approx(LENS_ON if colour == want else LENS_OFF,
+                                                                              rel=1e-6)

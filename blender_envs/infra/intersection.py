@@ -188,7 +188,7 @@ class Lighting(BaseModel):
     lamp_power_w: float
     lamp_kelvin: float
     headlights: bool
-    fog_density: float               # 1/m of the world volume (0: none)
+    fog_density: float               # 1/m of the fog volume round the crossroads (0: none)
 
 
 class IntersectionSpec(SceneSpec):
@@ -609,7 +609,7 @@ def _lighting(rng) -> Lighting:
     cond = LIGHTINGS[int(rng.integers(len(LIGHTINGS)))]
     weather = WEATHERS[int(rng.choice(3, p=[0.5, 0.25, 0.25]))]
     overcast = weather != "clear"
-    fog = _r(rng.uniform(0.015, 0.04)) if weather == "fog" else 0.0
+    fog = _r(rng.uniform(0.01, 0.025)) if weather == "fog" else 0.0
     az = _r(rng.uniform(0.0, 360.0))
     if cond == "day":
         return Lighting(condition=cond, weather=weather, sky_color=[0.55, 0.65, 0.85] if not overcast else [0.6, 0.62, 0.66],

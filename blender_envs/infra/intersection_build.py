@@ -41,6 +41,7 @@ FACADES = {"brick": (0.35, 0.13, 0.08), "concrete": (0.45, 0.44, 0.42), "sand": 
            "grey": (0.25, 0.26, 0.28)}
 LENS = {"red": (1.0, 0.03, 0.01), "amber": (1.0, 0.45, 0.0), "green": (0.05, 1.0, 0.35)}
 LENS_ON, LENS_OFF = 60.0, 0.15
+FOG_BOX_M = (110.0, 40.0)       # half-width round the centre, height: sky light crosses <= 40 m of fog
 ROUGH = {"paint": 0.3, "helmet": 0.25, "metal": 0.35, "tyre": 0.8}
 METAL = {"metal": 0.8}
 
@@ -237,10 +238,7 @@ def _world(scene, spec: IntersectionSpec) -> None:
     bg.inputs["Color"].default_value = (*L.sky_color, 1.0)
     bg.inputs["Strength"].default_value = L.sky_strength
     if L.fog_density > 0:
-        vol = nt.nodes.new("ShaderNodeVolumeScatter")
-        vol.inputs["Density"].default_value = L.fog_density
-        vol.inputs["Color"].default_value = (0.85, 0.87, 0.9, 1.0)
-        nt.links.new(vol.outputs["Volume"], nt.nodes["World Output"].inputs["Volume"])
+        _fog(scene, spec)
     if L.sun_strength > 0:
         sun = bpy.data.lights.new("sun", type="SUN")
         sun.energy = L.sun_strength
@@ -252,6 +250,25 @@ def _world(scene, spec: IntersectionSpec) -> None:
         ob.rotation_euler = Vector((-math.cos(el) * math.cos(az), -math.cos(el) * math.sin(az),
                                     -math.sin(el))).to_track_quat("-Z", "Y").to_euler()
         scene.collection.objects.link(ob)
+
+
+def _fog(scene, spec: IntersectionSpec) -> None:
+    """A box of scattering volume round the crossroads (FOG_BOX_M), not the world's volume: a
+    world volume is infinite and swallows the sky's light. Pass index 0: the box is no object
+    of the scene (not exported, not in the index pass: it has no surface)."""
+    from blender_envs.core import shapes
+
+    mat = bpy.data.materials.new("fog")
+    mat.use_nodes = True
+    nt = mat.node_tree
+    nt.nodes.remove(nt.nodes["Principled BSDF"])
+    vol = nt.nodes.new("ShaderNodeVolumeScatter")
+    vol.inputs["Density"].default_value = spec.lighting.fog_density
+    vol.inputs["Color"].default_value = (0.85, 0.87, 0.9, 1.0)
+    nt.links.new(vol.outputs["Volume"], nt.nodes["Material Output"].inputs["Volume"])
+    cx, cy = spec.centre
+    h, top = FOG_BOX_M
+    shapes.mesh_object(scene, "fog", box_part((cx - h, cy - h, -0.1), (cx + h, cy + h, top)), mat, 0)
 
 
 def build(scene, spec: IntersectionSpec) -> BuildInfo:

@@ -58,6 +58,9 @@ class Environment:
     timeline: Callable | None = None  # (spec) -> geometry.clip.Timeline (agents, camera, timestamps)
     events: Callable | None = None    # (spec) -> list[geometry.events.Event], from the trajectories
     isp: str = "phone"                # clips: "phone" (render_farm.isp) or "cctv" (render_farm.cctv_isp)
+    # Clips whose look changes with t beyond the agents' poses (traffic signal lamps): "module:function",
+    # function(scene, spec, t) (bpy), called before each frame is rendered. None: nothing to change.
+    frame_hook: str | None = None
 
     @property
     def is_clip(self) -> bool:
@@ -65,6 +68,12 @@ class Environment:
 
     def build_function(self) -> Callable:
         module, func = self.builder.split(":")
+        return getattr(importlib.import_module(module), func)
+
+    def frame_hook_function(self) -> Callable | None:
+        if self.frame_hook is None:
+            return None
+        module, func = self.frame_hook.split(":")
         return getattr(importlib.import_module(module), func)
 
     def scorer_module(self) -> ModuleType:

@@ -67,11 +67,14 @@ def run_clip_job(job: SceneJob, emit: Callable[[FrameRecord], None],
     quality = RenderSettings.model_validate(job.quality)
     scene, geo, timings = build(job)
     timeline = env.timeline(geo.spec)
+    hook = env.frame_hook_function()
 
     def shoot(pose, t: float, seed: int):
         from blender_envs.core.render_passes import render_frame
 
         pose_scene_at(scene, timeline, pose, t)
+        if hook is not None:           # time-dependent looks (signal lamps) at t
+            hook(scene, geo.spec, t)
         return render_frame(scene, quality, seed=seed)
 
     render_clip(job, env, env.scorer_module(), RunStore(job.run_dir), geo, quality.long_side_px, timings, emit,

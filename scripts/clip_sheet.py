@@ -14,7 +14,8 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
-COLOURS = {"person": (255, 60, 60), "forklift": (255, 200, 0), "amr": (0, 200, 255), "pallet": (160, 255, 120)}
+COLOURS = {"person": (255, 60, 60), "forklift": (255, 200, 0), "amr": (0, 200, 255), "pallet": (160, 255, 120),
+           "car": (0, 200, 255), "motorcycle": (255, 200, 0), "bicycle": (160, 255, 120)}   # intersection
 
 
 def _frames(run: Path, every: int):

@@ -1,0 +1,30 @@
+"""Scorer of the `intersection` clip environment: is a frame of the clip usable, and what is in it?
+
+The shared clip terms (scorers.clip_frames): an agent's centre projects into the frame
+(scene side), an agent has object-index pixels (frame side). The ground truth of a frame is
+its time and, per road user, the `geometry.tracks` entry (modal box from the object-index
+pass, amodal box, visible fraction) plus its `category` and `body_box_xyxy`, the box of its
+projected body points computed from the spec alone, which the render test holds against the
+modal box of unoccluded bodies.
+"""
+from __future__ import annotations
+
+from blender_envs.infra.intersection import IntersectionSpec, projected_box
+from geometry.scene import View
+from scorers import clip_frames
+from scorers.clip_frames import score_frame, score_scene
+from scorers.context import RenderedFrame, SceneGeometry
+
+__all__ = ["score_scene", "score_frame", "ground_truth"]
+
+
+def ground_truth(geo: SceneGeometry, view: View, frame: RenderedFrame | None = None) -> dict:
+    """The shared clip ground truth, each object with its category and spec-only body box."""
+    spec: IntersectionSpec = geo.spec  # type: ignore[assignment]
+    gt = clip_frames.ground_truth(geo, view, frame)
+    pose = view.pose
+    K, T = pose.K_array(), pose.cam_to_world_array()
+    for o in gt["objects"]:
+        o["category"] = spec.timeline.agent(o["track_id"]).category
+        o["body_box_xyxy"] = projected_box(spec, o["track_id"], gt["t"], K, T, pose.width, pose.height)
+    return gt

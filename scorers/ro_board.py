@@ -9,8 +9,10 @@ scene side  board_in_frame     every sample of a 9 x 7 grid over the printed fac
                                (`local_raycaster`) casts against the board, its backing, the
                                hand and the subject's panels, which are all that can stand
                                in the way (every pose is inside the lot's clear disc)
-            text_row_px        the written capitals' height (BOARD_ROW_M) in px at the board
-                               centre along its up direction, >= 9 ("legible")
+            text_row_px        the written text row's height in px at the board centre along
+                               its up direction, >= 9 ("legible"): printed, the capitals
+                               (BOARD_ROW_M); handwritten, the smallest drawn character's
+                               ink height (`row_height_m`)
             view_angle         ray to the camera vs the board normal, <= 40 deg ("square-on")
             car_in_frame       >= 50% of the subject's hull points (car_view's) in frame
             sharp_at_target    defocus + motion blur at the board centre <= 6 px
@@ -58,13 +60,26 @@ def board_ground_truth(ids: BoardIds, body_style: str) -> dict:
 
 
 @lru_cache(maxsize=256)
-def _layout(ro: str, vin: str, date: str, w: float, h: float, row: float) -> dict:
-    return board_texture(ro, vin, date, (w, h), row)[1]
+def _layout(ro: str, vin: str, date: str, w: float, h: float, row: float, style: str, hand) -> dict:
+    hand = None if hand is None else [[list(c) for c in r] for r in hand]
+    return board_texture(ro, vin, date, (w, h), row, style=style, hand=hand)[1]
+
+
+def board_layout(board) -> dict:
+    """The board texture's layout (row boxes, the text-row height) for this board."""
+    hand = None if board.hand is None else tuple(tuple(tuple(c) for c in r) for r in board.hand)
+    return _layout(board.ids.ro, board.ids.vin, board.ids.date, *board.size_m, board.row_m, board.style, hand)
+
+
+def row_height_m(board) -> float:
+    """The text row of Table 1's ">= 9 px per text row": printed, the capitals' height
+    (`row_m`); handwritten, the smallest letter or digit as drawn (its ink height)."""
+    return float(board_layout(board)["row_height_m"])
 
 
 def text_box_m(board) -> list[float]:
     """(x0, y0, x1, y1) of the written rows on the face, metres from its top-left corner."""
-    lay = _layout(board.ids.ro, board.ids.vin, board.ids.date, *board.size_m, board.row_m)
+    lay = board_layout(board)
     b = np.array(lay["row_boxes_m"])
     return [float(b[:, 0].min()), float(b[:, 1].min()), float(b[:, 2].max()), float(b[:, 3].max())]
 
@@ -111,7 +126,7 @@ def local_raycaster(spec: RoBoardSpec) -> Raycaster:
 
 def text_row_px(board, pose: CameraPose) -> float:
     T = board_frame(board)
-    return px_per_unit(pose.K_array(), pose.cam_to_world_array(), T[:3, 3], T[:3, 1], board.row_m)
+    return px_per_unit(pose.K_array(), pose.cam_to_world_array(), T[:3, 3], T[:3, 1], row_height_m(board))
 
 
 def board_view_angle(board, pose: CameraPose) -> float:
@@ -187,6 +202,8 @@ def ground_truth(geo, view, frame=None) -> dict:
     gt.update({
         "color": car.color,
         "board_face": b.face,
+        "board_style": b.style,
+        "text_row_m": _r(row_height_m(b), 5),
         "text_row_px": _r(text_row_px(b, pose)),
         "view_angle_deg": _r(board_view_angle(b, pose)),
         "board_corners_px": np.round(uv, 3).tolist() if bool(np.all(z > 0)) else None,

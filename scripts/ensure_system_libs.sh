@@ -3,12 +3,14 @@
 #   libusb-1.0-0   open3d's import needs libusb-1.0.so.0
 #   tesseract-ocr  the outside reader in the legibility tests (equipment_label, breaker_label)
 #   fonts-dejavu-extra  DejaVu Sans Condensed Bold, the plate and RO-board font (car_plate, ro_board)
+#   fonts-humor-sans    Humor Sans, the handwritten RO boards' marker lettering (ro_board)
 # Install what is missing when we can (root + apt); otherwise stop with the exact command.
 set -euo pipefail
 missing=()
 ldconfig -p 2>/dev/null | grep -q 'libusb-1.0.so.0' || missing+=(libusb-1.0-0)
 command -v tesseract >/dev/null 2>&1 || missing+=(tesseract-ocr)
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSansCondensed-Bold.ttf ] || missing+=(fonts-dejavu-extra)
+[ -f /usr/share/fonts/truetype/humor-sans/Humor-Sans.ttf ] || missing+=(fonts-humor-sans)
 [ ${#missing[@]} -eq 0 ] && exit 0
 if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
   echo "installing ${missing[*]}"
@@ -19,6 +21,6 @@ echo "scenebench needs these system packages: ${missing[*]}. Install them, then 
 if command -v apt-get >/dev/null 2>&1; then
   echo "  sudo apt-get install -y ${missing[*]}" >&2
 else
-  echo "  install libusb-1.0, tesseract-ocr and the DejaVu fonts (extra) with your package manager" >&2
+  echo "  install libusb-1.0, tesseract-ocr, the DejaVu fonts (extra) and Humor Sans with your package manager" >&2
 fi
 exit 1

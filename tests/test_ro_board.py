@@ -236,13 +236,14 @@ def test_field_poses_stand_in_front_of_the_board_inside_the_disc():
 
 def test_scene_side_acceptance_is_within_half_of_table_1():
     """Issue 12: within +-50% of Table 1's 0.18 on >= 400 random field poses (the farm's own
-    seeds, root seed 0) at final's 1600 px (text_row_px is in pixels): measured 93 / 400 =
-    0.233 (root seed 1: 91 / 400); at 640 px the same poses accept far fewer (legibility)."""
+    seeds, root seed 0) at final's 1600 px (text_row_px is in pixels): measured 92 / 400 =
+    0.230, 38 of 184 printed and 54 of 216 handwritten boards (root seed 1: 90 / 400); at
+    640 px the same poses accept far fewer (legibility)."""
     verdicts = [verdict_of(rb.pure_scene_terms(spec, view)) for spec, view in field_views(100, 1600)]
     assert len(verdicts) == 400
     n = sum(v == Verdict.ACCEPT for v in verdicts)
     assert 0.5 * TABLE1 <= n / 400 <= 1.5 * TABLE1
-    assert n == 93
+    assert n == 92
 
 
 # ------------------------------------------------------------------ real renders

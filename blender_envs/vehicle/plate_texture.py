@@ -19,6 +19,7 @@ from pathlib import Path
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
 from blender_envs.vehicle.body import PLATE_SIZE_M
+from blender_envs.vehicle.handwriting import hand_text_mask
 from blender_envs.vehicle.plates import CHAR_HEIGHT_M, NAME_HEIGHT_M, Plate
 
 FONT_PACKAGE = "fonts-dejavu-extra"
@@ -118,9 +119,16 @@ def board_rows(ro: str, vin: str, date: str) -> list[tuple[str, str]]:
 
 
 def board_texture(ro: str, vin: str, date: str, size_m: tuple[float, float], row_m: float,
-                  px_per_m: float = BOARD_PX_PER_M) -> tuple[Image.Image, dict]:
+                  px_per_m: float = BOARD_PX_PER_M, style: str = "printed", hand=None) -> tuple[Image.Image, dict]:
     """The board's face: a header bar, then each row's small grey label above its value
-    written `row_m` tall (cap height) in marker ink; layout in metres (top-left origin)."""
+    in marker ink; layout in metres (top-left origin).
+
+    printed: the values' capitals `row_m` tall (cap height); `row_height_m` = that.
+    handwritten: the values in `handwriting.hand_text_mask`, median glyph `row_m` tall, each
+    character moved by its jitter in `hand` (one list per row); `row_height_m` = the
+    smallest drawn letter or digit (what limits reading), `glyph_heights_m` per row."""
+    if style not in ("printed", "handwritten"):
+        raise ValueError(f"unknown board style {style!r}")
     m = px_per_m
     W, H = int(round(size_m[0] * m)), int(round(size_m[1] * m))
     img = Image.new("RGB", (W, H), BOARD_PAPER)
@@ -132,13 +140,20 @@ def board_texture(ro: str, vin: str, date: str, size_m: tuple[float, float], row
     img.paste(Image.new("RGB", title.size, (245, 245, 245)),
               ((W - title.width) // 2, (head - title.height) // 2), title)
     y = head + int(0.04 * H)
-    boxes = []
+    boxes, glyph_h = [], []
     cap = row_m * m
-    for label, value in board_rows(ro, vin, date):
+    rows = board_rows(ro, vin, date)
+    if style == "handwritten" and (hand is None or len(hand) != len(rows)):
+        raise ValueError("a handwritten board needs one jitter list per row")
+    for k, (label, value) in enumerate(rows):
         lab = text_mask(label, 0.38 * cap)
         img.paste(Image.new("RGB", lab.size, BOARD_LABEL), (margin, y), lab)
         y += lab.height + int(0.25 * cap)
-        val = text_mask(value, cap, W - 2 * margin)
+        if style == "printed":
+            val = text_mask(value, cap, W - 2 * margin)
+        else:
+            val, hs = hand_text_mask(value, cap, hand[k], W - 2 * margin)
+            glyph_h.append([h / m for h in hs])
         img.paste(Image.new("RGB", val.size, BOARD_INK), (margin, y), val)
         boxes.append([margin / m, y / m, (margin + val.width) / m, (y + val.height) / m])
         y += val.height + int(0.45 * cap)
@@ -146,4 +161,7 @@ def board_texture(ro: str, vin: str, date: str, size_m: tuple[float, float], row
                width=max(1, int(0.002 * m)))
     if y > H:
         raise ValueError(f"board rows ({y} px) do not fit a {H} px board")
-    return img, {"size_px": [W, H], "px_per_m": m, "row_boxes_m": boxes, "row_height_m": cap / m}
+    lay = {"size_px": [W, H], "px_per_m": m, "row_boxes_m": boxes, "row_height_m": cap / m}
+    if style == "handwritten":
+        lay.update(row_height_m=min(min(r) for r in glyph_h), glyph_heights_m=glyph_h)
+    return img, lay

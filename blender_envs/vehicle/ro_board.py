@@ -8,9 +8,12 @@ and fingers behind its bottom edge, the thumb in front, the forearm leaving down
 back, as tape_gap's hand holds its case) 0.6-1.6 m out from one face of the subject,
 0.9-1.5 m up, facing away from the car, turned by N(0, BOARD_YAW_SD_DEG) and tipped back
 by N(BOARD_TIP_DEG) towards a standing reader. What it says is `ids.sample_board_ids`
-(six-digit RO number, a VIN with its ISO 3779 check digit, a date), printed
-(`plate_texture.board_texture`, DejaVu Sans Condensed Bold) with each value's capitals
-`BOARD_ROW_M` tall.
+(six-digit RO number, a VIN with its ISO 3779 check digit, a date), on a pre-printed form
+(`plate_texture.board_texture`): per board either printed (DejaVu Sans Condensed Bold, each
+value's capitals `BOARD_ROW_M` tall) or, with probability HANDWRITTEN_SHARE, written by
+hand in marker (`handwriting`, Humor Sans, median glyph HAND_ROW_M tall, every character
+jittered by `sample_hand_jitter` from the board's own stage, drawn after everything else so
+that the printed boards of a seed are those of vehicle-1).
 
 The field pose (`sample_view`) stands in front of the board, off its normal by
 N(0, AZIMUTH_SD_DEG), at a distance log-uniform in DISTANCE_M, and aims by hand at a
@@ -21,15 +24,18 @@ the board's writing.
 from __future__ import annotations
 
 import math
+from typing import Literal
 
 import numpy as np
+
 from pydantic import BaseModel, ConfigDict
 
 from blender_envs.registry import Environment
 from blender_envs.vehicle.body import FACES, sample_body, sample_color, to_world
-from blender_envs.vehicle.car_view import FACE_AZIMUTH, GENERATOR_VERSION, clear_radius, stage_rng
+from blender_envs.vehicle.car_view import FACE_AZIMUTH, clear_radius, stage_rng
 from blender_envs.vehicle.ids import BoardIds, sample_board_ids
 from blender_envs.vehicle.lot import LotSpec, sample_lot
+from blender_envs.vehicle.plate_texture import board_rows
 from geometry import mesh_parts
 from geometry.camera import Phone, look_at, sample_phone, sample_phone_pose
 from geometry.scene import SceneSpec, View
@@ -40,7 +46,17 @@ BOARD_BACK_OBJECT = "ro_board_back"  # the hardboard behind it
 HAND_OBJECT = "ro_board_hand"
 BOARD_PASS, BOARD_BACK_PASS, HAND_PASS = 85, 86, 87   # free in the lot's numbering (subject 2.., lot 90-98)
 BOARD_SIZE_M = (0.40, 0.27)
-BOARD_ROW_M = 0.018                  # cap height of the written values (the "text row")
+BOARD_ROW_M = 0.018                  # cap height of the printed values (the "text row")
+GENERATOR_VERSION = "vehicle-2"      # -2: handwritten boards (car_view, car_plate, damage_view stay vehicle-1)
+# handwritten boards (docs/envs/ro_board.md): the share, the nominal (median glyph) height
+# and the per-character jitter [dx, dy, scale, slant, rotation] drawn after everything else
+HANDWRITTEN_SHARE = 0.5
+HAND_ROW_M = 0.022                   # written a little larger than the print; the term uses the real heights
+HAND_DX_SD, HAND_DY_SD = 0.04, 0.05  # x nominal row height
+HAND_SCALE_SD, HAND_SCALE_RANGE = 0.06, (0.85, 1.15)
+HAND_SLANT_DEG = (6.0, 5.0)          # the writer's lean: mean, sd per board
+HAND_SLANT_CHAR_SD_DEG = 3.0         # ... and per character about it
+HAND_ROT_SD_DEG = 3.0
 BOARD_THICK_M = 0.006
 
 # the board's placement (per scene)
@@ -70,6 +86,8 @@ class BoardSpec(BaseModel):
     up: list[float]
     normal: list[float]
     grip_x_m: float                  # the hand's centre along the bottom edge, from the centre
+    style: Literal["printed", "handwritten"] = "printed"
+    hand: list[list[list[float]]] | None = None   # handwritten: per row, per character [dx dy scale slant rot]
 
 
 class RoBoardSpec(SceneSpec):
@@ -154,9 +172,25 @@ def sample_board(lot: LotSpec, rng: np.random.Generator) -> BoardSpec:
     right = _unit(np.cross([0.0, 0.0, 1.0], normal))
     up = np.cross(normal, right)
     grip = float(rng.uniform(-0.08, 0.08))
-    return BoardSpec(ids=ids, face=face, size_m=list(BOARD_SIZE_M), row_m=BOARD_ROW_M,
+    handwritten = bool(rng.random() < HANDWRITTEN_SHARE)
+    hand = sample_hand_jitter(rng, [len(v) for _, v in board_rows(ids.ro, ids.vin, ids.date)]) if handwritten else None
+    return BoardSpec(ids=ids, face=face, size_m=list(BOARD_SIZE_M), row_m=HAND_ROW_M if handwritten else BOARD_ROW_M,
                      center=np.round(centre, 6).tolist(), right=np.round(right, 9).tolist(),
-                     up=np.round(up, 9).tolist(), normal=np.round(normal, 9).tolist(), grip_x_m=round(grip, 4))
+                     up=np.round(up, 9).tolist(), normal=np.round(normal, 9).tolist(), grip_x_m=round(grip, 4),
+                     style="handwritten" if handwritten else "printed", hand=hand)
+
+
+def sample_hand_jitter(rng: np.random.Generator, row_lengths: list[int]) -> list[list[list[float]]]:
+    """Per row, per character [dx, dy, scale, slant_deg, rot_deg]: one writer's lean for the
+    board, each character off it, off the baseline, bigger or smaller, a little turned."""
+    lean = float(rng.normal(*HAND_SLANT_DEG))
+    rows = []
+    for n in row_lengths:
+        j = np.column_stack([rng.normal(0.0, HAND_DX_SD, n), rng.normal(0.0, HAND_DY_SD, n),
+                             np.clip(rng.normal(1.0, HAND_SCALE_SD, n), *HAND_SCALE_RANGE),
+                             lean + rng.normal(0.0, HAND_SLANT_CHAR_SD_DEG, n), rng.normal(0.0, HAND_ROT_SD_DEG, n)])
+        rows.append(np.round(j, 4).tolist())
+    return rows
 
 
 def sample_scene(rng: np.random.Generator, scene_id: str, seed: int) -> RoBoardSpec:

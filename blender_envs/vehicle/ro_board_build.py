@@ -1,5 +1,5 @@
-"""Build a `RoBoardSpec`: the shared parking lot (every plate printed), the printed board
-on its hardboard backing, and the hand that holds it."""
+"""Build a `RoBoardSpec`: the shared parking lot (every plate printed), the board (printed
+or handwritten, `BoardSpec.style`) on its hardboard backing, and the hand that holds it."""
 from __future__ import annotations
 
 import numpy as np
@@ -26,7 +26,7 @@ def build(scene, spec: RoBoardSpec) -> BuildInfo:
     def add(ob, category):
         objects.append(SceneObject(id=ob.pass_index, name=ob.name, category=category, pass_index=ob.pass_index))
 
-    img, _ = board_texture(b.ids.ro, b.ids.vin, b.ids.date, tuple(b.size_m), b.row_m)
+    img, _ = board_texture(b.ids.ro, b.ids.vin, b.ids.date, tuple(b.size_m), b.row_m, style=b.style, hand=b.hand)
     add(primitives.plane(scene, BOARD_OBJECT, b.size_m[0], b.size_m[1], T,
                          materials.image_material("ro_board_print", img, roughness=0.55), BOARD_PASS), "board")
     back = T.copy()

@@ -154,7 +154,7 @@ def _figure(results: list[dict], path: Path) -> None:
     import matplotlib.pyplot as plt
     import numpy as np
 
-    fig, axes = plt.subplots(len(results), 1, figsize=(10, 2.6 * len(results)), squeeze=False)
+    fig, axes = plt.subplots(len(results), 1, figsize=(11, 2.6 * len(results)), squeeze=False)
     x = np.arange(len(TASKS))
     for ax, res in zip(axes[:, 0], results):
         table = primary_table(res)
@@ -164,7 +164,7 @@ def _figure(results: list[dict], path: Path) -> None:
         ax.set_ylim(0, 100)
         ax.set_ylabel("score ×100")
         ax.set_title(res["model"], fontsize=9)
-        ax.legend(fontsize=7, loc="upper right")
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp.png")

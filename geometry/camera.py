@@ -307,6 +307,22 @@ def project(points_world, K, cam_to_world) -> tuple[np.ndarray, np.ndarray]:
     return uv, z
 
 
+def projected_pixel_box(points_world, K, cam_to_world, width: int, height: int) -> tuple[float, ...] | None:
+    """(u_min, v_min, u_max, v_max) of the points in front of the camera, clipped to the image's
+    pixel centres; None when no point is in front or the box misses the image. The box of an
+    unoccluded body's vertices is its silhouette box, to within a pixel, without a render."""
+    uv, z = project(points_world, K, cam_to_world)
+    uv = uv[z > 1e-3]
+    if not len(uv):
+        return None
+    lo, hi = uv.min(axis=0), uv.max(axis=0)
+    if hi[0] < 0 or hi[1] < 0 or lo[0] > width - 1 or lo[1] > height - 1:
+        return None
+    lo = np.clip(lo, 0, [width - 1, height - 1])
+    hi = np.clip(hi, 0, [width - 1, height - 1])
+    return float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1])
+
+
 def backproject(uv, z, K, cam_to_world) -> np.ndarray:
     """World points (N,3) at planar depth z behind pixels uv."""
     uv = np.atleast_2d(np.asarray(uv, dtype=np.float64))

@@ -599,3 +599,19 @@ def test_look_at_along_up_falls_back_past_an_axis_within_1e_3_of_the_view():
     z2 = up2 / np.linalg.norm(up2)
     x2 = np.cross(z2, [0.0, 1.0, 0.0])
     np.testing.assert_allclose(T2[:3, 0], x2 / np.linalg.norm(x2), atol=1e-12)
+
+
+def test_projected_pixel_box_clips_to_pixel_centres_and_drops_points_behind():
+    from geometry.camera import projected_pixel_box
+
+    K = np.array([[100.0, 0, 50], [0, 100.0, 40], [0, 0, 1]])
+    T = np.eye(4)                                            # camera at the origin looking along +z
+    pts = np.array([[0.1, 0.2, 2.0], [-0.3, -0.1, 2.0], [5.0, 5.0, -1.0]])   # the last is behind
+    assert projected_pixel_box(pts, K, T, 100, 80) == pytest.approx((35.0, 35.0, 55.0, 50.0))
+    wide = np.array([[-2.0, -1.0, 1.0], [2.0, 1.0, 1.0]])    # u -150..250, v -60..140: clipped
+    assert projected_pixel_box(wide, K, T, 100, 80) == pytest.approx((0.0, 0.0, 99.0, 79.0))
+    assert projected_pixel_box(np.array([[0.0, 0.0, -1.0]]), K, T, 100, 80) is None     # nothing in front
+    off = np.array([[1.0, 0.0, 1.0], [1.2, 0.1, 1.0]])      # u 150..170: right of the image
+    assert projected_pixel_box(off, K, T, 100, 80) is None
+    edge = np.array([[0.49, 0.0, 1.0], [0.6, 0.1, 1.0]])     # u from 99.0: just inside the last centre
+    assert projected_pixel_box(edge, K, T, 100, 80)[0] == pytest.approx(99.0)

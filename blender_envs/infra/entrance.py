@@ -32,7 +32,7 @@ from blender_envs.infra.entrance_layout import (DOOR_W, FURNITURE_HALF_DIAG, PAN
 from blender_envs.infra.warehouse import Lighting, Look
 from blender_envs.infra.warehouse_layout import Zone
 from blender_envs.registry import Environment
-from geometry.camera import project
+from geometry.camera import project, projected_pixel_box
 from geometry.clip import ClipSpec, MountedCamera, camera_pose
 from geometry.events import Event
 from geometry.scene import SceneSpec, View
@@ -669,16 +669,8 @@ def projected_box(spec: EntranceSpec, track_id: str, t: float, K, cam_to_world, 
                   height: int) -> list[float] | None:
     """The box of the agent's projected body vertices at t, clipped to the image's pixel
     centres (no Blender: the silhouette box of an unoccluded body, to within a pixel)."""
-    uv, z = project(agent_vertices(spec, track_id, t), K, cam_to_world)
-    uv = uv[z > 1e-3]
-    if not len(uv):
-        return None
-    lo, hi = uv.min(axis=0), uv.max(axis=0)
-    if hi[0] < 0 or hi[1] < 0 or lo[0] > width - 1 or lo[1] > height - 1:
-        return None
-    lo = np.clip(lo, 0, [width - 1, height - 1])
-    hi = np.clip(hi, 0, [width - 1, height - 1])
-    return [_r(lo[0]), _r(lo[1]), _r(hi[0]), _r(hi[1])]
+    box = projected_pixel_box(agent_vertices(spec, track_id, t), K, cam_to_world, width, height)
+    return None if box is None else [_r(v) for v in box]
 
 
 ENV = Environment(

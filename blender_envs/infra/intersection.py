@@ -40,7 +40,7 @@ from blender_envs.infra.intersection_traffic import Idm, LaneUser, integrate_lan
 from blender_envs.infra.warehouse_layout import Stripe
 from blender_envs.registry import Environment
 from blender_envs.vehicle.body import BODY_STYLES, linear_rgb, sample_body, sample_color
-from geometry.camera import project
+from geometry.camera import project, projected_pixel_box
 from geometry.clip import ClipSpec, MountedCamera, Timeline, camera_pose
 from geometry.events import Event
 from geometry.scene import SceneSpec, View
@@ -712,16 +712,8 @@ def agent_vertices(spec: IntersectionSpec, track_id: str, t: float) -> np.ndarra
 def projected_box(spec: IntersectionSpec, track_id: str, t: float, K, cam_to_world, width: int,
                   height: int) -> list[float] | None:
     """The box of the agent's projected body points at t, clipped to the image's pixel centres."""
-    uv, z = project(agent_vertices(spec, track_id, t), K, cam_to_world)
-    uv = uv[z > 1e-3]
-    if not len(uv):
-        return None
-    lo, hi = uv.min(axis=0), uv.max(axis=0)
-    if hi[0] < 0 or hi[1] < 0 or lo[0] > width - 1 or lo[1] > height - 1:
-        return None
-    lo = np.clip(lo, 0, [width - 1, height - 1])
-    hi = np.clip(hi, 0, [width - 1, height - 1])
-    return [_r(lo[0]), _r(lo[1]), _r(hi[0]), _r(hi[1])]
+    box = projected_pixel_box(agent_vertices(spec, track_id, t), K, cam_to_world, width, height)
+    return None if box is None else [_r(v) for v in box]
 
 
 ENV = Environment(

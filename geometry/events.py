@@ -122,3 +122,19 @@ def zone_entries(agent: Agent, zone: list[list[float]], zone_name: str, t0: floa
     poly = np.asarray(zone, float)
     spans = intervals_where(lambda t: _inside(poly, agent.position(t)[:2]), t0, t1)
     return [_event("zone_entry", [agent.track_id], s, zone_name) for s in spans if s[0] > t0]
+
+
+def grid_windows(ts, hits) -> list[tuple[float, float]]:
+    """Windows around the grid times where a coarse test hit: each hit widened to its
+    neighbouring grid times, overlapping windows merged. A condition tested with a margin that
+    covers one grid step is false outside these windows, so an exact search
+    (`intervals_where`) needs to run only inside them."""
+    out: list[list[float]] = []
+    last = len(ts) - 1
+    for i in np.flatnonzero(hits):
+        a, b = float(ts[max(i - 1, 0)]), float(ts[min(i + 1, last)])
+        if out and a <= out[-1][1]:
+            out[-1][1] = b
+        else:
+            out.append([a, b])
+    return [(a, b) for a, b in out]

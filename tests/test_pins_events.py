@@ -143,3 +143,14 @@ def test_ground_reach_bounds_every_footprint_corner():
         assert np.hypot(*corners.T).max() <= person.ground_reach() + 1e-12
     lying = person.footprint(3.0) - person.position(3.0)[:2]
     assert np.hypot(*lying.T).max() == pytest.approx(np.hypot(0.9, 0.25))     # > the upright 0.32 m
+
+
+def test_grid_windows_widen_each_hit_to_its_neighbours_and_merge():
+    from geometry.events import grid_windows
+
+    ts = np.array([0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0])
+    assert grid_windows(ts, np.zeros(7, bool)) == []
+    assert grid_windows(ts, np.array([0, 0, 0, 1, 0, 0, 0], bool)) == [(1.0, 2.0)]
+    assert grid_windows(ts, np.array([1, 0, 0, 0, 0, 0, 1], bool)) == [(0.0, 0.5), (2.5, 3.0)]   # clipped at the ends
+    assert grid_windows(ts, np.array([0, 1, 0, 1, 0, 0, 0], bool)) == [(0.0, 2.0)]   # touching windows merge
+    assert grid_windows(ts, np.array([0, 1, 0, 0, 1, 0, 0], bool)) == [(0.0, 1.0), (1.5, 2.5)]

@@ -26,7 +26,7 @@ import math
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from geometry.events import Event, TIME_DECIMALS, _inside, intervals_where
+from geometry.events import Event, TIME_DECIMALS, _inside, grid_windows, intervals_where
 from geometry.timeline import Agent
 
 READER_REACH_M = 0.9       # person centre to the reader's floor point: an arm's reach from the stand spot
@@ -63,15 +63,7 @@ class _Coarse:
         self.xy = {a.track_id: np.array([a.position(float(t))[:2] for t in self.ts]) for a in agents}
 
     def windows(self, hits: np.ndarray) -> list[tuple[float, float]]:
-        out: list[list[float]] = []
-        last = len(self.ts) - 1
-        for i in np.flatnonzero(hits):
-            a, b = float(self.ts[max(i - 1, 0)]), float(self.ts[min(i + 1, last)])
-            if out and a <= out[-1][1]:
-                out[-1][1] = b
-            else:
-                out.append([a, b])
-        return [(a, b) for a, b in out]
+        return grid_windows(self.ts, hits)
 
     def in_box(self, a: Agent, lo, hi) -> list[tuple[float, float]]:
         p = self.xy[a.track_id]

@@ -25,7 +25,8 @@ import numpy as np
 
 from blender_envs.infra.intersection_layout import (ROAD_HALF, Crossing, Lane, SignalPlan, StopLine, arm_coords,
                                                     inbound, on_carriageway)
-from geometry.events import Event, TIME_DECIMALS, _inside, footprints_overlap, intervals_where
+from geometry.events import (Event, TIME_DECIMALS, _inside, footprints_overlap, grid_windows,
+                             intervals_where)
 from geometry.timeline import Agent
 
 NEAR_MISS_GAP_M = 1.0      # footprint to footprint on the ground
@@ -73,15 +74,7 @@ class _Coarse:
         self.vmax = {k: max(float(np.linalg.norm(s[2][:2])) for s in v) for k, v in self.state.items()}
 
     def windows(self, hits: np.ndarray) -> list[tuple[float, float]]:
-        out: list[list[float]] = []
-        last = len(self.ts) - 1
-        for i in np.flatnonzero(hits):
-            a, b = float(self.ts[max(i - 1, 0)]), float(self.ts[min(i + 1, last)])
-            if out and a <= out[-1][1]:
-                out[-1][1] = b
-            else:
-                out.append([a, b])
-        return [(a, b) for a, b in out]
+        return grid_windows(self.ts, hits)
 
     def near(self, a: Agent, b: Agent, gap: float) -> list[tuple[float, float]]:
         """Windows where the footprints may come closer than `gap`: the coarse footprint

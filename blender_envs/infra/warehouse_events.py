@@ -18,8 +18,8 @@ import math
 
 import numpy as np
 
-from geometry.events import (Event, TIME_DECIMALS, collisions, footprints_overlap, ground_distance,
-                             intervals_where, zone_entries)
+from geometry.events import (Event, TIME_DECIMALS, collisions, footprints_overlap, grid_windows,
+                             ground_distance, intervals_where, zone_entries)
 from geometry.timeline import Agent, FallingAgent
 
 NEAR_MISS_M = 1.5          # centre distance on the ground (forklift half-width 0.58 + person 0.28 = contact at 0.86)
@@ -50,15 +50,7 @@ class _Coarse:
         self.xy = {a.track_id: np.array([a.position(float(t))[:2] for t in self.ts]) for a in agents}
 
     def windows(self, hits: np.ndarray) -> list[tuple[float, float]]:
-        out: list[list[float]] = []
-        last = len(self.ts) - 1
-        for i in np.flatnonzero(hits):
-            a, b = float(self.ts[max(i - 1, 0)]), float(self.ts[min(i + 1, last)])
-            if out and a <= out[-1][1]:
-                out[-1][1] = b
-            else:
-                out.append([a, b])
-        return [(a, b) for a, b in out]
+        return grid_windows(self.ts, hits)
 
     def near(self, a: Agent, b: Agent, reach: float) -> list[tuple[float, float]]:
         d = np.linalg.norm(self.xy[a.track_id] - self.xy[b.track_id], axis=1)

@@ -260,7 +260,7 @@ class KeepOut(BaseModel):
     u: float
     v: float
     radius: float
-    what: Literal["wheel_arch", "plate"]
+    what: Literal["wheel_arch", "plate", "lamp"]
 
 
 class PanelRect(BaseModel):
@@ -331,6 +331,68 @@ def plate_centers(body: Body) -> dict[str, np.ndarray]:
     return {"front": np.array([body.x_front(), 0.0, front_z]), "rear": np.array([body.x_rear(), 0.0, rear_z])}
 
 
+LAMP_KEEP_OUT_MARGIN_M = 0.02   # keep-out disc radius = a lamp's half-diagonal + this
+
+
+class Lamp(BaseModel):
+    """One lamp on the front or rear face: a (half_u, half_v) rectangle about `center`
+    in that face's (u, v) axes, its lens LAMP_PROUD_M in front of the face."""
+
+    model_config = ConfigDict(extra="forbid")
+    kind: Literal["headlamp", "tail_lamp", "indicator"]
+    end: Literal["front", "rear"]
+    side: Literal["driver", "passenger"]
+    center: list[float]          # car frame, on the face's plane
+    half_u: float
+    half_v: float
+
+
+def lamps(body: Body) -> list[Lamp]:
+    """Headlamps and front indicators high in the front face's outer corners, tail lamps and
+    rear indicators in the rear face's: horizontal bars on trunk styles, tall clusters up
+    the tailgate's edges on tailgate styles; slim on coupes and convertibles. Sizes follow
+    the body (face height between the bumper line and the beltline, width); every lamp
+    stays on one panel rectangle (front bumper, trunk or tailgate rear face)."""
+    W2, zb, zc, zt = body.width_m / 2, body.beltline_m, body.clearance_m, body.z_bumper_top()
+    slim = body.style in ("coupe", "convertible")
+    out: list[Lamp] = []
+    for side, sy in SIDES.items():
+        # front: headlamp from 3 cm under the beltline, an amber strip under its outer half
+        hh = float(np.clip(0.24 * (zb - zc), 0.10, 0.22)) * (0.7 if slim else 1.0)
+        hw = 0.21 * body.width_m
+        yc = sy * (W2 - 0.05 - hw / 2)
+        top = zb - 0.03
+        out.append(Lamp(kind="headlamp", end="front", side=side, center=[body.x_front(), yc, top - hh / 2],
+                        half_u=hw / 2, half_v=hh / 2))
+        iw, ih = 0.45 * hw, 0.035
+        out.append(Lamp(kind="indicator", end="front", side=side,
+                        center=[body.x_front(), sy * (W2 - 0.05 - iw / 2), top - hh - 0.015 - ih / 2],
+                        half_u=iw / 2, half_v=ih / 2))
+        # rear: tail lamp from 2-3 cm under the beltline, the amber strip under its outer part
+        if body.ranges.rear == "trunk":
+            th, tw = float(np.clip(0.28 * (zb - zt), 0.08, 0.15)) * (0.8 if slim else 1.0), 0.22 * body.width_m
+        else:
+            th, tw = float(np.clip(0.55 * (zb - zt), 0.16, 0.40)), 0.08 * body.width_m
+        ttop = zb - 0.025
+        out.append(Lamp(kind="tail_lamp", end="rear", side=side,
+                        center=[body.x_rear(), sy * (W2 - 0.03 - tw / 2), ttop - th / 2], half_u=tw / 2,
+                        half_v=th / 2))
+        iw2 = min(tw, 0.12)
+        out.append(Lamp(kind="indicator", end="rear", side=side,
+                        center=[body.x_rear(), sy * (W2 - 0.03 - iw2 / 2), ttop - th - 0.012 - 0.0175],
+                        half_u=iw2 / 2, half_v=0.0175))
+    return out
+
+
+def _lamp_keep_outs(body: Body, end: str) -> list:
+    """(centre, radius, "lamp") keep-out discs of one end's lamps (headlamp + indicator as one)."""
+    out = []
+    for lp in lamps(body):
+        if lp.end == end:
+            out.append((np.asarray(lp.center), math.hypot(lp.half_u, lp.half_v) + LAMP_KEEP_OUT_MARGIN_M, "lamp"))
+    return out
+
+
 def steering_wheel_center(body: Body) -> np.ndarray:
     """Behind the windshield base, on the driver's (+y) side, a little above the beltline."""
     return np.array([body.x_windshield_base() - 0.45, DRIVER_SIDE_Y * 0.21 * body.width_m, body.beltline_m + 0.08])
@@ -345,13 +407,14 @@ def panels(body: Body) -> dict[str, list[PanelRect]]:
     out: dict[str, list[PanelRect]] = {}
 
     out["front_bumper"] = [_rect("front_bumper", "front", (L2, L2), (-W2, W2), (zc, zb),
-                                 [(plates["front"], PLATE_KEEP_OUT_M, "plate")])]
+                                 [(plates["front"], PLATE_KEEP_OUT_M, "plate")] + _lamp_keep_outs(body, "front"))]
     out["hood"] = [_rect("hood", "top", (body.x_windshield_base(), L2), (-W2, W2), (zb, zb))]
     rear_plate_on_bumper = plates["rear"][2] < zt
     out["rear_bumper"] = [_rect("rear_bumper", "rear", (-L2, -L2), (-W2, W2), (zc, zt),
                                 [(plates["rear"], PLATE_KEEP_OUT_M, "plate")] if rear_plate_on_bumper else [])]
     rear_face = _rect(rear_panel_name(body), "rear", (-L2, -L2), (-W2, W2), (zt, zb),
-                      [] if rear_plate_on_bumper else [(plates["rear"], PLATE_KEEP_OUT_M, "plate")])
+                      ([] if rear_plate_on_bumper else [(plates["rear"], PLATE_KEEP_OUT_M, "plate")])
+                      + _lamp_keep_outs(body, "rear"))
     if body.ranges.rear == "trunk":
         out["trunk"] = [_rect("trunk", "top", (-L2, body.x_rear_glass_base()), (-W2, W2), (zb, zb)), rear_face]
     else:
@@ -477,14 +540,12 @@ WHEEL_PROUD_M = 0.02         # the tyre's outer face stands this far outside the
 
 def hull_points(body: Body, n: int = 5) -> np.ndarray:
     """Car-frame points spanning everything the builder draws: an n x n grid over every
-    panel rectangle (edges included) and 16 points round each wheel's outer rim (the
-    tyres reach the ground and stand proud of the sides). The glass lies inside their
-    hull. What "whole car in frame" and the car's projected bbox are measured on."""
+    panel rectangle (edges included), every side-mirror corner and 16 points round each
+    tyre (car_parts.hull_trim_points: the tyres reach the ground and stand proud of the
+    sides). Glass, lamps (4 mm proud of the end faces) and plates (5 mm) lie within a few
+    millimetres of their hull. What "whole car in frame" and the car's projected bbox are
+    measured on."""
+    from blender_envs.vehicle.car_parts import hull_trim_points   # car_parts builds on this module
+
     pts = [panel_samples(body, name, n) for name in panels(body)]
-    t = np.arange(16) * 2 * math.pi / 16
-    for x in (body.x_front_axle(), body.x_rear_axle()):
-        for sy in (1.0, -1.0):
-            y = sy * (body.width_m / 2 + WHEEL_PROUD_M)
-            r = body.wheel_radius_m
-            pts.append(np.c_[x + r * np.cos(t), np.full(16, y), r + r * np.sin(t)])
-    return np.concatenate(pts)
+    return np.concatenate(pts + [hull_trim_points(body)])

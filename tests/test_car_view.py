@@ -14,6 +14,7 @@ import scorers.car_view as cv
 from blender_envs.registry import get_environment
 from blender_envs.vehicle import car_view as env_mod
 from blender_envs.vehicle.body import ROOF_INSET_M, WHEEL_PROUD_M, hull_points, to_car, to_world
+from blender_envs.vehicle.car_parts import MIRROR_REACH_M
 from blender_envs.vehicle.lot import (BAY_CLEAR_MARGIN_M, DISTRACTORS, bay_corners, footprint_corners,
                                       rect_disc_distance)
 from geometry.camera import look_at, pose_for_phone
@@ -179,8 +180,9 @@ def _side_pose(spec, dist_m, long_side=320):
 def test_fill_is_the_hull_bbox_worked_by_hand():
     """Square-on to the driver side, level with the centre: the bbox spans the front and
     rear faces' near corners (depth D - W/2) across, the roof edge (height H/2 above the
-    eye, depth D - W/2 + roof inset) up and the near tyres' bottoms (H/2 below, depth
-    D - W/2 - tyre proud) down."""
+    eye, depth D - W/2 + roof inset) up and the near tyres' ground contact (H/2 below, on
+    the tread 5 cm inside the tyre's outer face: depth D - W/2 - tyre proud + 0.05) down;
+    the mirrors, nearer, stay inside that box."""
     spec = spec_of(2)
     b = spec.lot.subject.body
     D = 2.0 * b.length_m
@@ -188,7 +190,7 @@ def test_fill_is_the_hull_bbox_worked_by_hand():
     f = pose.K_array()[0, 0]
     half_u = f * (b.length_m / 2) / (D - b.width_m / 2)
     up = f * (b.height_m / 2) / (D - b.width_m / 2 + ROOF_INSET_M)
-    down = f * (b.height_m / 2) / (D - b.width_m / 2 - WHEEL_PROUD_M)
+    down = f * (b.height_m / 2) / (D - b.width_m / 2 - WHEEL_PROUD_M + 0.05)
     in_frame, fill = cv.in_frame_and_fill(pose, spec.lot.subject.placement, b)
     assert in_frame == 1.0
     assert fill == pytest.approx(2 * half_u * (up + down) / (pose.width * pose.height), rel=1e-9)
@@ -217,7 +219,10 @@ def test_hull_points_cover_the_body_and_wheels():
     b = spec_of(2).lot.subject.body
     P = hull_points(b)
     assert P[:, 0].min() == pytest.approx(-b.length_m / 2) and P[:, 0].max() == pytest.approx(b.length_m / 2)
-    assert P[:, 1].max() == pytest.approx(b.width_m / 2 + WHEEL_PROUD_M)
+    assert P[:, 1].max() == pytest.approx(b.width_m / 2 + MIRROR_REACH_M)       # the mirrors reach furthest
+    tyres = P[np.abs(P[:, 1]) <= b.width_m / 2 + WHEEL_PROUD_M + 1e-12]
+    assert np.abs(P[:, 1][np.abs(P[:, 1]) > b.width_m / 2 + 1e-9]).max() == pytest.approx(b.width_m / 2 + MIRROR_REACH_M)
+    assert len(P) - len(tyres) == 8                                              # four outer corners a mirror
     assert P[:, 2].min() == pytest.approx(0.0, abs=1e-12) and P[:, 2].max() == pytest.approx(b.height_m)
 
 

@@ -3,7 +3,7 @@
 Every panel is its own object, made of exactly the planar rectangles of `body.panels`
 (so the ground truth's panel, its area and its adjacency are what was rendered); glass,
 underbody, pickup bed floor and plates are further objects, and the trim of
-`car_parts.trim_parts` (lamps, side mirrors, tyres with a rounded sidewall, spoked rims,
+`car_parts.trim_parts` (lamps, grille, door handles, side mirrors, tyres with a rounded sidewall, spoked rims,
 dark wheel-well rings round the tyres) is linked part for part. The panels stay flat
 rectangles (no bevels; the arch is a dark ring in front of the fender, not a cut), and
 there is no interior (issue 12).
@@ -45,6 +45,8 @@ TRIM_MATERIALS = {
     "headlamp_lenses": ((0.9, 0.9, 0.9), 0.02, 0.0, {"Transmission Weight": 1.0, "IOR": 1.49}),
     "tail_lamps": ((0.42, 0.006, 0.008), 0.12, 0.0, {"Coat Weight": 1.0, "Coat Roughness": 0.03}),
     "indicators": ((0.85, 0.30, 0.01), 0.12, 0.0, {"Coat Weight": 1.0, "Coat Roughness": 0.03}),
+    "grille": ((0.025, 0.026, 0.028), 0.45, 0.3, {}),
+    "door_handles": ((0.55, 0.55, 0.57), 0.3, 0.9, {}),
     "mirror_glass": ((0.80, 0.80, 0.80), 0.02, 1.0, {}),
     "wheel_wells": ((0.012, 0.012, 0.012), 0.9, 0.0, {}),
     "shut_lines": ((0.01, 0.01, 0.01), 0.8, 0.0, {}),

@@ -1,9 +1,11 @@
-"""Car trim as numpy mesh parts (no bpy): lamps, side mirrors, tyres, spoked rims, wheel wells.
+"""Car trim as numpy mesh parts (no bpy): lamps, grille, door handles, side mirrors, tyres,
+spoked rims, wheel wells, shut lines.
 
 car_build links exactly these parts; `body.hull_points` takes its mirror and tyre points
 from here, and the tests' ray-cast meshes triangulate the same parts, so a term measured
 on the spec sees the geometry the pixels show. All coordinates are in the car frame
-(body.py). Lamp rectangles are `body.lamps` (the damage keep-outs use them too).
+(body.py). Lamp, grille and handle rectangles are `body.face_trim` (the damage keep-outs
+use them too).
 """
 from __future__ import annotations
 
@@ -11,10 +13,11 @@ import math
 
 import numpy as np
 
-from blender_envs.vehicle.body import SIDES, WHEEL_PROUD_M, WHEEL_WIDTH_M, Body, lamps
+from blender_envs.vehicle.body import _AXES, SIDES, WHEEL_PROUD_M, WHEEL_WIDTH_M, Body, FaceTrim, face_trim
 from geometry.mesh_parts import Part, merge_parts
 
-LAMP_PROUD_M = 0.004        # lamp lenses stand this far in front of their face (plates: 5 mm)
+LAMP_PROUD_M = 0.004        # lamp lenses and the grille stand this far in front of their face (plates: 5 mm)
+HANDLE_PROUD_M = 0.012      # door handles stand this far out from the door
 BEZEL_M = 0.012             # the dark housing shows this far round a lamp's lens
 WHEEL_SEGMENTS = 32         # tyre and rim lathe segments (the hull takes every other one)
 RIM_FRAC = 0.64             # rim (bead seat) radius / tyre radius
@@ -31,32 +34,46 @@ SPOKES = {"sedan": 5, "hatchback": 6, "coupe": 10, "convertible": 5, "wagon": 6,
 _TYRE_OUTER = ((RIM_FRAC, 0.012), (0.80, 0.0), (0.93, 0.008), (0.985, 0.025), (1.0, 0.05))
 
 
-def _quad_on_face(center, half_u, half_v, end: str, proud: float) -> Part:
-    """A rectangle in the front (x = +L/2) or rear (x = -L/2) face's plane, `proud` in front of it."""
-    sx = 1.0 if end == "front" else -1.0
-    c = np.asarray(center, float)
-    x = c[0] + sx * proud
-    u = np.array([0.0, sx, 0.0])                      # the viewer's right on that face
-    V = np.array([[x, *(c[1:] + su * half_u * u[1:] + sv * half_v * np.array([0.0, 1.0]))]
-                  for su, sv in ((-1, -1), (1, -1), (1, 1), (-1, 1))])
-    return V, [(0, 1, 2, 3)]
+def _quad_on_face(t: FaceTrim, grow: float, proud: float) -> Part:
+    """A trim item's rectangle grown by `grow` each way, `proud` in front of its face."""
+    u, v = (np.asarray(a, float) for a in _AXES[t.face])
+    n = np.cross(u, v)
+    c = np.asarray(t.center, float) + proud * n
+    hu, hv = t.half_u + grow, t.half_v + grow
+    return np.array([c + su * hu * u + sv * hv * v for su, sv in ((-1, -1), (1, -1), (1, 1), (-1, 1))]), [(0, 1, 2, 3)]
+
+
+def _handle_box(t: FaceTrim) -> Part:
+    """A door handle: a slab HANDLE_PROUD_M proud of the door, its outer face a little smaller."""
+    u, v = (np.asarray(a, float) for a in _AXES[t.face])
+    n = np.cross(u, v)
+    c = np.asarray(t.center, float)
+    ring = [(-1, -1), (1, -1), (1, 1), (-1, 1)]
+    base = [c + su * t.half_u * u + sv * t.half_v * v for su, sv in ring]
+    face = [c + HANDLE_PROUD_M * n + su * (t.half_u - 0.01) * u + sv * (t.half_v - 0.006) * v for su, sv in ring]
+    return _hexahedron(base + face)
 
 
 def lamp_parts(body: Body) -> dict[str, Part]:
-    """Merged parts by material: dark bezels, chrome headlamp reflectors, clear headlamp
-    lenses, red tail-lamp lenses, amber indicator lenses. Layered a millimetre apart in
-    front of the face: bezel 1 mm, reflector 2 mm, lenses LAMP_PROUD_M."""
+    """Merged parts by material: dark bezels (round every lamp and the grille), chrome
+    headlamp reflectors, clear headlamp lenses, red tail-lamp lenses, amber indicator
+    lenses, the grille, the door handles. Layered a millimetre apart in front of the
+    face: bezel 1 mm, reflector 2 mm, lenses and grille LAMP_PROUD_M."""
     groups: dict[str, list[Part]] = {"lamp_bezels": [], "headlamp_reflectors": [], "headlamp_lenses": [],
-                                     "tail_lamps": [], "indicators": []}
-    for lp in lamps(body):
-        groups["lamp_bezels"].append(_quad_on_face(lp.center, lp.half_u + BEZEL_M, lp.half_v + BEZEL_M, lp.end,
-                                                   0.001))
-        lens = _quad_on_face(lp.center, lp.half_u, lp.half_v, lp.end, LAMP_PROUD_M)
-        if lp.kind == "headlamp":
-            groups["headlamp_reflectors"].append(_quad_on_face(lp.center, lp.half_u, lp.half_v, lp.end, 0.002))
+                                     "tail_lamps": [], "indicators": [], "grille": [], "door_handles": []}
+    for t in face_trim(body):
+        if t.kind == "handle":
+            groups["door_handles"].append(_handle_box(t))
+            continue
+        groups["lamp_bezels"].append(_quad_on_face(t, BEZEL_M, 0.001))
+        lens = _quad_on_face(t, 0.0, LAMP_PROUD_M)
+        if t.kind == "headlamp":
+            groups["headlamp_reflectors"].append(_quad_on_face(t, 0.0, 0.002))
             groups["headlamp_lenses"].append(lens)
-        elif lp.kind == "tail_lamp":
+        elif t.kind == "tail_lamp":
             groups["tail_lamps"].append(lens)
+        elif t.kind == "grille":
+            groups["grille"].append(lens)
         else:
             groups["indicators"].append(lens)
     return {k: merge_parts(v) for k, v in groups.items()}

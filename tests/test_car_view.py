@@ -122,14 +122,16 @@ def test_field_poses_stay_in_the_clear_disc_outside_the_car(field):
 
 def test_scene_side_acceptance_is_within_half_of_table_1(field):
     """Issue 12: within +-50% of Table 1's 0.23 on >= 400 random field poses (the farm's
-    own seeds, root seed 0). Measured 0.240 (96 / 400; root seeds 0-3 pooled: 414 / 1,600 =
-    0.259, docs/envs/car_view.md); a change of the distribution moves the count and must
-    bump GENERATOR_VERSION."""
+    own seeds, root seed 0). Measured 0.243 (97 / 400; docs/envs/car_view.md has seeds 0-3);
+    vehicle-1's bodies gave 96: the hull now holds the side mirrors (20 cm out from the sides)
+    and the tyres' tread and sidewall points, which moves the fill and in-frame terms of a few
+    poses. A change of the distribution
+    moves the count and must bump GENERATOR_VERSION."""
     verdicts = [verdict_of(cv.scene_terms_of(spec, view.pose)) for spec, view in field]
     assert len(verdicts) == 400
     accepted = sum(v == Verdict.ACCEPT for v in verdicts)
     assert 0.5 * TABLE1 <= accepted / 400 <= 1.5 * TABLE1
-    assert accepted == 96
+    assert accepted == 97
     assert sum(v == Verdict.UNSCORED for v in verdicts) == 13
 
 

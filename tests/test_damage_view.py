@@ -280,14 +280,16 @@ def field():
 
 def test_scene_side_acceptance_is_within_half_of_table_1(field):
     """Issue 12: within +-50% of Table 1's 0.38 on >= 400 random field poses (the farm's own
-    seeds, root seed 0, 640 px). Measured 141 / 400 = 0.353 with 11 unscored (gray only);
-    docs/envs/damage_view.md has more seeds. A change of the pose distribution moves the
-    count and must bump GENERATOR_VERSION."""
+    seeds, root seed 0, 640 px). Measured 132 / 400 = 0.330 with 11 unscored (gray only);
+    docs/envs/damage_view.md has more seeds. vehicle-1 gave 141: vehicle-2's lamps, grille
+    and door handles are keep-out discs, so 10 of the 50 scenes draw their site on another
+    panel, and the mirrors can hide a site. A change of the pose distribution moves the count and must
+    bump GENERATOR_VERSION."""
     verdicts = [verdict_of(t) for _, _, t in field]
     assert len(verdicts) == 400
     accepted = sum(v == Verdict.ACCEPT for v in verdicts)
     assert 0.5 * TABLE1 <= accepted / 400 <= 1.5 * TABLE1
-    assert accepted == 141
+    assert accepted == 132
     assert sum(v == Verdict.UNSCORED for v in verdicts) == 11
 
 

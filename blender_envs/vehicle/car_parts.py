@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from blender_envs.vehicle.body import _AXES, SIDES, WHEEL_PROUD_M, WHEEL_WIDTH_M, Body, FaceTrim, face_trim
-from geometry.mesh_parts import Part, merge_parts
+from geometry.mesh_parts import BOX_FACES, Part, merge_parts
 
 LAMP_PROUD_M = 0.004        # lamp lenses and the grille stand this far in front of their face (plates: 5 mm)
 HANDLE_PROUD_M = 0.012      # door handles stand this far out from the door
@@ -81,8 +81,6 @@ def lamp_parts(body: Body) -> dict[str, Part]:
 
 def _hexahedron(P) -> Part:
     """Eight corners in box_part's order (0-3 one end ring, 4-7 the other) as six quads."""
-    from geometry.mesh_parts import BOX_FACES
-
     return np.asarray(P, float), list(BOX_FACES)
 
 

@@ -14,6 +14,7 @@ import scorers.car_view as cv
 from blender_envs.registry import get_environment
 from blender_envs.vehicle import car_view as env_mod
 from blender_envs.vehicle.body import ROOF_INSET_M, WHEEL_PROUD_M, hull_points, to_car, to_world
+from blender_envs.vehicle.car_parts import MIRROR_REACH_M
 from blender_envs.vehicle.lot import (BAY_CLEAR_MARGIN_M, DISTRACTORS, bay_corners, footprint_corners,
                                       rect_disc_distance)
 from geometry.camera import look_at, pose_for_phone
@@ -121,14 +122,16 @@ def test_field_poses_stay_in_the_clear_disc_outside_the_car(field):
 
 def test_scene_side_acceptance_is_within_half_of_table_1(field):
     """Issue 12: within +-50% of Table 1's 0.23 on >= 400 random field poses (the farm's
-    own seeds, root seed 0). Measured 0.240 (96 / 400; root seeds 0-3 pooled: 414 / 1,600 =
-    0.259, docs/envs/car_view.md); a change of the distribution moves the count and must
-    bump GENERATOR_VERSION."""
+    own seeds, root seed 0). Measured 0.243 (97 / 400; docs/envs/car_view.md has seeds 0-3);
+    vehicle-1's bodies gave 96: the hull now holds the side mirrors (20 cm out from the sides)
+    and the tyres' tread and sidewall points, which moves the fill and in-frame terms of a few
+    poses. A change of the distribution
+    moves the count and must bump GENERATOR_VERSION."""
     verdicts = [verdict_of(cv.scene_terms_of(spec, view.pose)) for spec, view in field]
     assert len(verdicts) == 400
     accepted = sum(v == Verdict.ACCEPT for v in verdicts)
     assert 0.5 * TABLE1 <= accepted / 400 <= 1.5 * TABLE1
-    assert accepted == 96
+    assert accepted == 97
     assert sum(v == Verdict.UNSCORED for v in verdicts) == 13
 
 
@@ -179,8 +182,9 @@ def _side_pose(spec, dist_m, long_side=320):
 def test_fill_is_the_hull_bbox_worked_by_hand():
     """Square-on to the driver side, level with the centre: the bbox spans the front and
     rear faces' near corners (depth D - W/2) across, the roof edge (height H/2 above the
-    eye, depth D - W/2 + roof inset) up and the near tyres' bottoms (H/2 below, depth
-    D - W/2 - tyre proud) down."""
+    eye, depth D - W/2 + roof inset) up and the near tyres' ground contact (H/2 below, on
+    the tread 5 cm inside the tyre's outer face: depth D - W/2 - tyre proud + 0.05) down;
+    the mirrors, nearer, stay inside that box."""
     spec = spec_of(2)
     b = spec.lot.subject.body
     D = 2.0 * b.length_m
@@ -188,7 +192,7 @@ def test_fill_is_the_hull_bbox_worked_by_hand():
     f = pose.K_array()[0, 0]
     half_u = f * (b.length_m / 2) / (D - b.width_m / 2)
     up = f * (b.height_m / 2) / (D - b.width_m / 2 + ROOF_INSET_M)
-    down = f * (b.height_m / 2) / (D - b.width_m / 2 - WHEEL_PROUD_M)
+    down = f * (b.height_m / 2) / (D - b.width_m / 2 - WHEEL_PROUD_M + 0.05)
     in_frame, fill = cv.in_frame_and_fill(pose, spec.lot.subject.placement, b)
     assert in_frame == 1.0
     assert fill == pytest.approx(2 * half_u * (up + down) / (pose.width * pose.height), rel=1e-9)
@@ -217,7 +221,10 @@ def test_hull_points_cover_the_body_and_wheels():
     b = spec_of(2).lot.subject.body
     P = hull_points(b)
     assert P[:, 0].min() == pytest.approx(-b.length_m / 2) and P[:, 0].max() == pytest.approx(b.length_m / 2)
-    assert P[:, 1].max() == pytest.approx(b.width_m / 2 + WHEEL_PROUD_M)
+    assert P[:, 1].max() == pytest.approx(b.width_m / 2 + MIRROR_REACH_M)       # the mirrors reach furthest
+    tyres = P[np.abs(P[:, 1]) <= b.width_m / 2 + WHEEL_PROUD_M + 1e-12]
+    assert np.abs(P[:, 1][np.abs(P[:, 1]) > b.width_m / 2 + 1e-9]).max() == pytest.approx(b.width_m / 2 + MIRROR_REACH_M)
+    assert len(P) - len(tyres) == 8                                              # four outer corners a mirror
     assert P[:, 2].min() == pytest.approx(0.0, abs=1e-12) and P[:, 2].max() == pytest.approx(b.height_m)
 
 

@@ -16,7 +16,8 @@ import pytest
 import scorers.damage_view as sv
 from blender_envs.registry import get_environment
 from blender_envs.vehicle import damage_view as dmod
-from blender_envs.vehicle.body import (PLATE_SIZE_M, WHEEL_PROUD_M, WHEEL_WIDTH_M, panels, plate_centers, to_car,
+from blender_envs.vehicle import car_parts
+from blender_envs.vehicle.body import (PLATE_SIZE_M, panels, plate_centers, to_car,
                                        to_world)
 from blender_envs.vehicle.damage import DamageSite, site_rect
 from blender_envs.vehicle.damage_texture import damage_texture, ellipse_coords
@@ -223,8 +224,9 @@ def test_severity_just_inside_and_outside_the_thresholds_through_the_ground_trut
 
 def subject_mesh(spec) -> SceneMesh:
     """The subject as triangles (world), the parts that can stand between a phone in the
-    clear disc and a site: every panel (the damaged one holed), the patch, the tyres
-    (16-gon prisms, 2 cm proud) and the plates (5 mm proud); ids as the builder's."""
+    clear disc and a site: every panel (the damaged one holed), the patch, the trim
+    (car_parts: lamps, mirrors, lathe tyres, rims, wheel wells, shut lines) and the plates
+    (5 mm proud); panel ids as the builder's."""
     car = spec.lot.subject
     body, site = car.body, spec.damage
     V, T, O = [], [], []
@@ -246,16 +248,8 @@ def subject_mesh(spec) -> SceneMesh:
                     [[0, 1, 2, 3]], 2 + i)
     P, F, _ = dmod.patch_mesh(body, site)
     add(P, F, dmod.DAMAGE_PASS)
-    t = np.arange(16) * 2 * math.pi / 16
-    for x in (body.x_front_axle(), body.x_rear_axle()):
-        for s in (1.0, -1.0):
-            r = body.wheel_radius_m
-            y1 = s * (body.width_m / 2 + WHEEL_PROUD_M)
-            y0 = y1 - s * WHEEL_WIDTH_M
-            ring = [[x + r * math.cos(a), y, r + r * math.sin(a)] for y in (y0, y1) for a in t]
-            faces = [[j, (j + 1) % 16, 16 + (j + 1) % 16, 16 + j] for j in range(16)]
-            faces += [list(range(16)), list(range(16, 32))[::-1]]
-            add(ring, faces, 60)
+    for k, (category, (Vt, Ft)) in enumerate(car_parts.trim_parts(body).values()):   # lamps, mirrors, tyres...
+        add(Vt, Ft, 62 + k)
     for end, c in plate_centers(body).items():
         sx = 1.0 if end == "front" else -1.0
         w, h = PLATE_SIZE_M[0] / 2, PLATE_SIZE_M[1] / 2
@@ -286,14 +280,16 @@ def field():
 
 def test_scene_side_acceptance_is_within_half_of_table_1(field):
     """Issue 12: within +-50% of Table 1's 0.38 on >= 400 random field poses (the farm's own
-    seeds, root seed 0, 640 px). Measured 141 / 400 = 0.353 with 11 unscored (gray only);
-    docs/envs/damage_view.md has more seeds. A change of the pose distribution moves the
-    count and must bump GENERATOR_VERSION."""
+    seeds, root seed 0, 640 px). Measured 132 / 400 = 0.330 with 11 unscored (gray only);
+    docs/envs/damage_view.md has more seeds. vehicle-1 gave 141: vehicle-2's lamps, grille
+    and door handles are keep-out discs, so 10 of the 50 scenes draw their site on another
+    panel, and the mirrors can hide a site. A change of the pose distribution moves the count and must
+    bump GENERATOR_VERSION."""
     verdicts = [verdict_of(t) for _, _, t in field]
     assert len(verdicts) == 400
     accepted = sum(v == Verdict.ACCEPT for v in verdicts)
     assert 0.5 * TABLE1 <= accepted / 400 <= 1.5 * TABLE1
-    assert accepted == 141
+    assert accepted == 132
     assert sum(v == Verdict.UNSCORED for v in verdicts) == 11
 
 

@@ -135,6 +135,9 @@ def test_panel_rects_face_out_and_lie_on_the_body_box(style):
                 p = r.point(k.u, k.v)
                 if k.what == "plate":
                     assert any(np.allclose(p, q) for q in B.plate_centers(b).values())
+                elif k.what == "trim":              # a lamp, grille or handle of this panel, half-diagonal + 2 cm
+                    lp = [x for x in B.face_trim(b) if x.panel == name and np.allclose(p, x.center)]
+                    assert len(lp) == 1 and k.radius == pytest.approx(math.hypot(lp[0].half_u, lp[0].half_v) + 0.02)
                 else:
                     assert min(abs(p[0] - b.x_front_axle()), abs(p[0] - b.x_rear_axle())) < 1e-9
                     assert p[2] == pytest.approx(b.wheel_radius_m) and k.radius == pytest.approx(b.wheel_radius_m + 0.05)
@@ -218,7 +221,7 @@ def test_plates_sit_on_the_front_bumper_and_the_rear_face():
     assert pc["rear"] == pytest.approx([-b.length_m / 2, 0.0, 0.4545 + room / 2])
     # the rear plate is on the trunk's rear face, so its keep-out is there, not on the bumper
     P_ = B.panels(b)
-    assert [k.what for k in P_["trunk"][1].keep_out] == ["plate"] and P_["rear_bumper"][0].keep_out == []
+    assert [k.what for k in P_["trunk"][1].keep_out] == ["plate"] + ["trim"] * 4 and P_["rear_bumper"][0].keep_out == []
 
 
 def test_colours():

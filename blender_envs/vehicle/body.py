@@ -260,7 +260,7 @@ class KeepOut(BaseModel):
     u: float
     v: float
     radius: float
-    what: Literal["wheel_arch", "plate"]
+    what: Literal["wheel_arch", "plate", "trim"]
 
 
 class PanelRect(BaseModel):
@@ -331,6 +331,78 @@ def plate_centers(body: Body) -> dict[str, np.ndarray]:
     return {"front": np.array([body.x_front(), 0.0, front_z]), "rear": np.array([body.x_rear(), 0.0, rear_z])}
 
 
+TRIM_KEEP_OUT_MARGIN_M = 0.02   # keep-out disc radius = a trim item's half-diagonal + this
+HANDLE_SIZE_M = (0.14, 0.036)    # door handle, along the car x height
+
+
+class FaceTrim(BaseModel):
+    """A lamp, the grille or a door handle on one panel rectangle: a (half_u, half_v)
+    rectangle about `center` (car frame, in the panel's plane) along that face's (u, v)
+    axes. car_parts draws it; the panel gets a keep-out disc round it (no damage under it)."""
+
+    model_config = ConfigDict(extra="forbid")
+    kind: Literal["headlamp", "tail_lamp", "indicator", "grille", "handle"]
+    face: Literal["front", "rear", "driver", "passenger"]
+    panel: str
+    side: Literal["driver", "passenger", "centre"]
+    center: list[float]
+    half_u: float
+    half_v: float
+
+
+def face_trim(body: Body) -> list[FaceTrim]:
+    """Headlamps and front indicators high in the front face's outer corners with the grille
+    between them, tail lamps and rear indicators in the rear face's (horizontal bars on trunk
+    styles, tall clusters up the tailgate's edges on tailgate styles; slim on coupes and
+    convertibles), and a handle near the rear edge of every door, 9 cm under the beltline.
+    Sizes follow the body (face height between the bumper line and the beltline, width)."""
+    W2, zb, zc, zt = body.width_m / 2, body.beltline_m, body.clearance_m, body.z_bumper_top()
+    slim = body.style in ("coupe", "convertible")
+    rear = rear_panel_name(body)
+    out: list[FaceTrim] = []
+
+    def add(kind, face, panel, side, center, hu, hv):
+        out.append(FaceTrim(kind=kind, face=face, panel=panel, side=side, center=[float(c) for c in center],
+                            half_u=float(hu), half_v=float(hv)))
+
+    hh = float(np.clip(0.24 * (zb - zc), 0.10, 0.22)) * (0.7 if slim else 1.0)
+    hw = 0.21 * body.width_m
+    top = zb - 0.03
+    for side, sy in SIDES.items():
+        # front: headlamp from 3 cm under the beltline, an amber strip under its outer half
+        add("headlamp", "front", "front_bumper", side, [body.x_front(), sy * (W2 - 0.05 - hw / 2), top - hh / 2],
+            hw / 2, hh / 2)
+        iw, ih = 0.45 * hw, 0.035
+        add("indicator", "front", "front_bumper", side,
+            [body.x_front(), sy * (W2 - 0.05 - iw / 2), top - hh - 0.015 - ih / 2], iw / 2, ih / 2)
+        # rear: tail lamp from 2.5 cm under the beltline, the amber strip under its outer part
+        if body.ranges.rear == "trunk":
+            th, tw = float(np.clip(0.28 * (zb - zt), 0.08, 0.15)) * (0.8 if slim else 1.0), 0.22 * body.width_m
+        else:
+            th, tw = float(np.clip(0.55 * (zb - zt), 0.16, 0.40)), 0.08 * body.width_m
+        ttop = zb - 0.025
+        add("tail_lamp", "rear", rear, side, [body.x_rear(), sy * (W2 - 0.03 - tw / 2), ttop - th / 2], tw / 2, th / 2)
+        iw2 = min(tw, 0.12)
+        add("indicator", "rear", rear, side, [body.x_rear(), sy * (W2 - 0.03 - iw2 / 2), ttop - th - 0.012 - 0.0175],
+            iw2 / 2, 0.0175)
+        # door handles, near each door's rear edge
+        doors = [("front_door", body.x_door_split() if body.x_door_split() is not None else body.x_quarter_start())]
+        if body.x_door_split() is not None:
+            doors.append(("rear_door", body.x_quarter_start()))
+        for door, x_back in doors:
+            add("handle", side, f"{door}_{side}", side,
+                [x_back + 0.10 + HANDLE_SIZE_M[0] / 2, sy * W2, zb - 0.09], HANDLE_SIZE_M[0] / 2, HANDLE_SIZE_M[1] / 2)
+    gw = W2 - 0.05 - hw - 0.04
+    add("grille", "front", "front_bumper", "centre", [body.x_front(), 0.0, top - hh / 2], gw, hh / 2 - 0.005)
+    return out
+
+
+def _trim_keep_outs(body: Body, panel: str) -> list:
+    """(centre, radius, "trim") keep-out discs of the trim items on one panel."""
+    return [(np.asarray(t.center), math.hypot(t.half_u, t.half_v) + TRIM_KEEP_OUT_MARGIN_M, "trim")
+            for t in face_trim(body) if t.panel == panel]
+
+
 def steering_wheel_center(body: Body) -> np.ndarray:
     """Behind the windshield base, on the driver's (+y) side, a little above the beltline."""
     return np.array([body.x_windshield_base() - 0.45, DRIVER_SIDE_Y * 0.21 * body.width_m, body.beltline_m + 0.08])
@@ -345,13 +417,14 @@ def panels(body: Body) -> dict[str, list[PanelRect]]:
     out: dict[str, list[PanelRect]] = {}
 
     out["front_bumper"] = [_rect("front_bumper", "front", (L2, L2), (-W2, W2), (zc, zb),
-                                 [(plates["front"], PLATE_KEEP_OUT_M, "plate")])]
+                                 [(plates["front"], PLATE_KEEP_OUT_M, "plate")] + _trim_keep_outs(body, "front_bumper"))]
     out["hood"] = [_rect("hood", "top", (body.x_windshield_base(), L2), (-W2, W2), (zb, zb))]
     rear_plate_on_bumper = plates["rear"][2] < zt
     out["rear_bumper"] = [_rect("rear_bumper", "rear", (-L2, -L2), (-W2, W2), (zc, zt),
                                 [(plates["rear"], PLATE_KEEP_OUT_M, "plate")] if rear_plate_on_bumper else [])]
     rear_face = _rect(rear_panel_name(body), "rear", (-L2, -L2), (-W2, W2), (zt, zb),
-                      [] if rear_plate_on_bumper else [(plates["rear"], PLATE_KEEP_OUT_M, "plate")])
+                      ([] if rear_plate_on_bumper else [(plates["rear"], PLATE_KEEP_OUT_M, "plate")])
+                      + _trim_keep_outs(body, rear_panel_name(body)))
     if body.ranges.rear == "trunk":
         out["trunk"] = [_rect("trunk", "top", (-L2, body.x_rear_glass_base()), (-W2, W2), (zb, zb)), rear_face]
     else:
@@ -367,11 +440,12 @@ def panels(body: Body) -> dict[str, list[PanelRect]]:
         ra = np.array([body.x_rear_axle(), sy * W2, body.wheel_radius_m])
         out[f"front_fender_{side}"] = [_rect(f"front_fender_{side}", side, (x_ff, L2), y, (zc, zb),
                                              [(fa, r_arch, "wheel_arch")])]
+        fd, rd = f"front_door_{side}", f"rear_door_{side}"
         if x_split is None:
-            out[f"front_door_{side}"] = [_rect(f"front_door_{side}", side, (x_qs, x_ff), y, (zc, zb))]
+            out[fd] = [_rect(fd, side, (x_qs, x_ff), y, (zc, zb), _trim_keep_outs(body, fd))]
         else:
-            out[f"front_door_{side}"] = [_rect(f"front_door_{side}", side, (x_split, x_ff), y, (zc, zb))]
-            out[f"rear_door_{side}"] = [_rect(f"rear_door_{side}", side, (x_qs, x_split), y, (zc, zb))]
+            out[fd] = [_rect(fd, side, (x_split, x_ff), y, (zc, zb), _trim_keep_outs(body, fd))]
+            out[rd] = [_rect(rd, side, (x_qs, x_split), y, (zc, zb), _trim_keep_outs(body, rd))]
         out[f"quarter_panel_{side}"] = [_rect(f"quarter_panel_{side}", side, (-L2, x_qs), y, (zc, zb),
                                               [(ra, r_arch, "wheel_arch")])]
     return out
@@ -477,14 +551,13 @@ WHEEL_PROUD_M = 0.02         # the tyre's outer face stands this far outside the
 
 def hull_points(body: Body, n: int = 5) -> np.ndarray:
     """Car-frame points spanning everything the builder draws: an n x n grid over every
-    panel rectangle (edges included) and 16 points round each wheel's outer rim (the
-    tyres reach the ground and stand proud of the sides). The glass lies inside their
-    hull. What "whole car in frame" and the car's projected bbox are measured on."""
+    panel rectangle (edges included), every side-mirror corner and 16 points round each
+    tyre (car_parts.hull_trim_points: the tyres reach the ground and stand proud of the
+    sides). Glass, lamps (4 mm proud of the end faces), door handles (12 mm proud of the
+    sides) and plates (5 mm) lie within a few
+    millimetres of their hull. What "whole car in frame" and the car's projected bbox are
+    measured on."""
+    from blender_envs.vehicle.car_parts import hull_trim_points   # car_parts builds on this module
+
     pts = [panel_samples(body, name, n) for name in panels(body)]
-    t = np.arange(16) * 2 * math.pi / 16
-    for x in (body.x_front_axle(), body.x_rear_axle()):
-        for sy in (1.0, -1.0):
-            y = sy * (body.width_m / 2 + WHEEL_PROUD_M)
-            r = body.wheel_radius_m
-            pts.append(np.c_[x + r * np.cos(t), np.full(16, y), r + r * np.sin(t)])
-    return np.concatenate(pts)
+    return np.concatenate(pts + [hull_trim_points(body)])

@@ -2,20 +2,22 @@
 
 Every panel is its own object, made of exactly the planar rectangles of `body.panels`
 (so the ground truth's panel, its area and its adjacency are what was rendered); glass,
-wheels, underbody, pickup bed floor and plates are further objects. A first version:
-flat panels without bevels or arch cut-outs (the wheels stand 2 cm proud of the sides),
-no mirrors, lights or interior yet (issue 12).
+underbody, pickup bed floor and plates are further objects, and the trim of
+`car_parts.trim_parts` (lamps, grille, door handles, side mirrors, tyres with a rounded sidewall, spoked rims,
+dark wheel-well rings round the tyres) is linked part for part. The panels stay flat
+rectangles (no bevels; the arch is a dark ring in front of the fender, not a cut), and
+there is no interior (issue 12).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from blender_envs.core import materials, primitives
+from blender_envs.core import materials, primitives, shapes
 from blender_envs.core.bpy_env import bpy
 from blender_envs.vehicle.body import (
-    PLATE_SIZE_M, ROOF_INSET_M, WHEEL_PROUD_M, WHEEL_WIDTH_M, Body, Placement, car_to_world, linear_rgb, panels,
-    plate_centers,
+    PLATE_SIZE_M, ROOF_INSET_M, Body, Placement, car_to_world, linear_rgb, panels, plate_centers,
 )
+from blender_envs.vehicle.car_parts import trim_parts
 from geometry.scene import SceneObject
 
 PLATE_OFFSET_M = 0.005      # plates sit this far in front of their face
@@ -34,6 +36,36 @@ def _mesh(scene, name: str, verts, faces, matrix, material, pass_index: int):
     me.materials.append(material)
     scene.collection.objects.link(ob)
     return ob
+
+
+# Trim materials, shared by every car of a scene: name -> (linear colour, roughness, metallic, extra inputs)
+TRIM_MATERIALS = {
+    "lamp_bezels": ((0.015, 0.015, 0.017), 0.35, 0.0, {}),
+    "headlamp_reflectors": ((0.85, 0.85, 0.86), 0.12, 1.0, {}),
+    "headlamp_lenses": ((0.9, 0.9, 0.9), 0.02, 0.0, {"Transmission Weight": 1.0, "IOR": 1.49}),
+    "tail_lamps": ((0.42, 0.006, 0.008), 0.12, 0.0, {"Coat Weight": 1.0, "Coat Roughness": 0.03}),
+    "indicators": ((0.85, 0.30, 0.01), 0.12, 0.0, {"Coat Weight": 1.0, "Coat Roughness": 0.03}),
+    "grille": ((0.025, 0.026, 0.028), 0.45, 0.3, {}),
+    "door_handles": ((0.55, 0.55, 0.57), 0.3, 0.9, {}),
+    "mirror_glass": ((0.80, 0.80, 0.80), 0.02, 1.0, {}),
+    "wheel_wells": ((0.012, 0.012, 0.012), 0.9, 0.0, {}),
+    "shut_lines": ((0.01, 0.01, 0.01), 0.8, 0.0, {}),
+    "tyre": ((0.022, 0.022, 0.022), 0.75, 0.0, {}),
+    "rim": ((0.70, 0.70, 0.72), 0.40, 0.85, {}),
+}
+
+
+def _trim_material(key: str):
+    """One shared material per trim kind (made on first use in the scene)."""
+    name = f"trim_{key}"
+    mat = bpy.data.materials.get(name)
+    if mat is None:
+        color, rough, metal, extra = TRIM_MATERIALS[key]
+        mat = materials.principled(name, color, rough, metal)
+        bsdf = mat.node_tree.nodes["Principled BSDF"]
+        for socket, value in extra.items():
+            bsdf.inputs[socket].default_value = value
+    return mat
 
 
 def _glass_quads(body: Body) -> list[list[list[float]]]:
@@ -57,7 +89,6 @@ def build_car(scene, body: Body, placement: Placement, color: str, first_pass_in
     M = car_to_world(placement)
     paint = materials.principled(f"{prefix}paint", linear_rgb(color), 0.35, 0.0)
     glass = materials.principled(f"{prefix}glass", [0.02, 0.025, 0.03], 0.05, 0.0)
-    tyre = materials.principled(f"{prefix}tyre", [0.025, 0.025, 0.025], 0.8, 0.0)
     dark = materials.principled(f"{prefix}underbody", [0.04, 0.04, 0.04], 0.9, 0.0)
     plate_mat = materials.principled(f"{prefix}plate", [0.85, 0.85, 0.83], 0.5, 0.0)
     out: list[SceneObject] = []
@@ -92,13 +123,16 @@ def build_car(scene, body: Body, placement: Placement, color: str, first_pass_in
         faces.append((4, 5, 6, 7))
     add(_mesh(scene, prefix + "underbody", under, faces, M, dark, pid), "underbody")
 
-    for axle, x in (("front", body.x_front_axle()), ("rear", body.x_rear_axle())):
-        for side, sy in (("driver", 1.0), ("passenger", -1.0)):
-            T = np.eye(4)
-            T[:3, :3] = [[1, 0, 0], [0, 0, -1], [0, 1, 0]]             # local z (the axis) -> car y
-            T[:3, 3] = [x, sy * (W2 + WHEEL_PROUD_M - WHEEL_WIDTH_M / 2), body.wheel_radius_m]
-            add(primitives.cylinder(scene, f"{prefix}wheel_{axle}_{side}", body.wheel_radius_m, WHEEL_WIDTH_M,
-                                    M @ T, tyre, pid), "wheel")
+    for name, (category, part) in trim_parts(body).items():
+        if category == "mirror" and name == "mirror_housings":
+            mat = paint
+        else:
+            mat = _trim_material({"wheel": "tyre", "rim": "rim"}.get(category, name))
+        ob = shapes.mesh_object(scene, prefix + name, part, mat, pid, matrix=M)
+        if category in ("wheel", "rim"):
+            for poly in ob.data.polygons:
+                poly.use_smooth = True
+        add(ob, category)
 
     for end, c in plate_centers(body).items():
         n = np.array([1.0 if end == "front" else -1.0, 0.0, 0.0])

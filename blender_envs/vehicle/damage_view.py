@@ -40,7 +40,7 @@ from blender_envs.vehicle.lot import LotSpec, sample_lot
 from geometry.camera import Phone, look_at, sample_phone, sample_phone_pose
 from geometry.scene import SceneSpec, View
 
-GENERATOR_VERSION = "vehicle-1"
+GENERATOR_VERSION = "vehicle-2"   # 2: lamps, mirrors, lathe tyres and spoked rims, printed plates
 TARGET = "damage"
 DAMAGE_OBJECT = "subject_damage"      # the damaged surface patch (its own object)
 DAMAGE_PASS = 89                      # below the lot's 90-98, above the subject's 2..(2 + parts)

@@ -11,7 +11,7 @@ damage mask and the exported mesh carries its area:
 * scratch / rust: `damage_texture` arrays on the patch's UVs (colour and coverage, metal,
   roughness, a height map through a Bump node), the coat removed where paint is gone.
 
-Every car's paint gets a clear coat (Principled coat weight 1, roughness COAT_ROUGHNESS):
+Every car's plates are printed as car_plate's are (plate_build). Every car's paint gets a clear coat (Principled coat weight 1, roughness COAT_ROUGHNESS):
 without sharp reflections a dent on a matte panel has no contrast at all.
 """
 from __future__ import annotations
@@ -25,6 +25,7 @@ from blender_envs.vehicle.damage_texture import damage_texture
 from blender_envs.vehicle.damage_view import (DAMAGE_OBJECT, DAMAGE_PASS, DamageViewSpec, ellipse_axes,
                                               holed_rect_mesh, patch_mesh)
 from blender_envs.vehicle.lot_build import build_lot
+from blender_envs.vehicle.plate_build import print_plates
 from geometry.scene import BuildInfo, SceneObject
 
 COAT_ROUGHNESS = 0.04
@@ -122,6 +123,7 @@ def _replace_panel(spec: DamageViewSpec) -> None:
 
 def build(scene, spec: DamageViewSpec) -> BuildInfo:
     objects = build_lot(scene, spec.lot)
+    print_plates(spec.lot)
     for mat in bpy.data.materials:
         if mat.name.endswith("paint"):
             _clear_coat(mat)

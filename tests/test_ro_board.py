@@ -236,14 +236,15 @@ def test_field_poses_stand_in_front_of_the_board_inside_the_disc():
 
 def test_scene_side_acceptance_is_within_half_of_table_1():
     """Issue 12: within +-50% of Table 1's 0.18 on >= 400 random field poses (the farm's own
-    seeds, root seed 0) at final's 1600 px (text_row_px is in pixels): measured 92 / 400 =
-    0.230, 38 of 184 printed and 54 of 216 handwritten boards (root seed 1: 90 / 400); at
-    640 px the same poses accept far fewer (legibility)."""
+    seeds, root seed 0) at final's 1600 px (text_row_px is in pixels): measured 93 / 400 =
+    0.233, 39 of 184 printed and 54 of 216 handwritten boards, on vehicle-2 bodies (the car's
+    hull now holds its mirrors and tyres, which moves one printed pose in; 92 on vehicle-1);
+    at 640 px the same poses accept far fewer (legibility)."""
     verdicts = [verdict_of(rb.pure_scene_terms(spec, view)) for spec, view in field_views(100, 1600)]
     assert len(verdicts) == 400
     n = sum(v == Verdict.ACCEPT for v in verdicts)
     assert 0.5 * TABLE1 <= n / 400 <= 1.5 * TABLE1
-    assert n == 92
+    assert n == 93
 
 
 # ------------------------------------------------------------------ real renders
@@ -288,8 +289,10 @@ def test_rendered_board_mesh_terms_mask_and_ocr():
     field poses; two poses accepted at 640 px with the car half in frame and the
     same poses at 320 and 240 px, rejected only on text_row_px. The board mask centre is the
     projected centre (<= 1.5 px); OCR (O/I/Q read as 0/1/0, as a VIN reader
-    does) reads the VIN and the RO number on both accepted frames and the VIN on at most
-    half of the 4 legibility rejects (measured rates in docs/envs/ro_board.md)."""
+    does) reads the VIN and the RO number on both accepted frames, and the VIN on 3 of the 4
+    legibility rejects on vehicle-2 (2 of 4 on vehicle-1): tesseract reads this bold print
+    below the paper's row-height threshold, so "mostly fails" does not hold at 7-8 px rows
+    (measured rates in docs/envs/ro_board.md). Pinned: the same seed renders the same bytes."""
     from render_farm.job import build_scene
     from geometry.camera import project
     from geometry.scene import View
@@ -337,4 +340,4 @@ def test_rendered_board_mesh_terms_mask_and_ocr():
     if not HAVE_TESSERACT:
         pytest.skip(NO_TESS)
     print("ro_board OCR reads", reads)
-    assert reads["accepted"] == 2 and reads["accepted_ro"] == 2 and reads["legibility_rejected"] <= 2, reads
+    assert reads == {"accepted": 2, "accepted_ro": 2, "legibility_rejected": 3, "rejected_frames": 4}, reads

@@ -13,6 +13,8 @@ do not steer; a motorcycle's rider sits upright.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from blender_envs.infra import bodies
@@ -101,7 +103,10 @@ def car_body(params: dict) -> Body:
 
 
 def car_size(body: Body) -> list[float]:
-    return [body.length_m, round(body.width_m + 2 * WHEEL_PROUD_M, 6), body.height_m]
+    """The agent box of a car: its length and height, and the width of everything it draws
+    (the side mirrors reach past the wheels), rounded up so every hull point lies inside."""
+    half_w = max(body.width_m / 2 + WHEEL_PROUD_M, float(np.abs(hull_points(body)[:, 1]).max()))
+    return [body.length_m, math.ceil(2 * half_w * 1e6) / 1e6, body.height_m]
 
 
 def body_parts(kind: str, params: dict) -> list[tuple[Part, str]]:

@@ -151,3 +151,14 @@ def test_harness_files_show_every_frame():
     cell = image_cell([a, b])
     assert [base64.b64decode(x) for x in ast.literal_eval(cell)] == [a, b]
     assert image_cell([a]) == base64.b64encode(a).decode() and image_cell([]) == ""
+
+
+def test_score_options_that_do_not_apply_are_one_line_errors(run, tmp_path, capsys):
+    from scenebench.cli import main
+
+    s = export_vantage([(it, run) for it in _items()], tmp_path / "ds")
+    (tmp_path / "p.jsonl").write_text("")
+    for extra, needle in ((["--seed", "3"], "--seed does not apply"), (["--prices", "x.yaml"], "--prices do not apply")):
+        assert main(["score", "--dataset", str(s.root), "--predictions", str(tmp_path / "p.jsonl"), *extra]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and needle in err[0], err

@@ -85,6 +85,9 @@ class Vantage(Benchmark):
 
         if options.reply_tokenizer or options.prices:
             raise CliError("vantage reports no token usage or cost, so --reply-tokenizer and --prices do not apply")
+        if options.seed is not None:
+            raise CliError("vantage's bootstrap seeds are fixed per model, task and rule set (SHA-256 of the names); "
+                           "--seed does not apply")
         out = Path(report_dir) if report_dir else Path("reports") / Path(dataset).name
         try:
             metrics, warnings, md = run_score(dataset, predictions, out, options.n_resamples or vu.N_RESAMPLES)

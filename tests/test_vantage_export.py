@@ -162,3 +162,22 @@ def test_score_options_that_do_not_apply_are_one_line_errors(run, tmp_path, caps
         assert main(["score", "--dataset", str(s.root), "--predictions", str(tmp_path / "p.jsonl"), *extra]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and needle in err[0], err
+
+
+def test_lmms_eval_rows_grade_to_the_primary_score():
+    """lmms-eval's `score`: one task's strict primary metric x100 from graded rows (here the
+    always-right and always-wrong EV replies on one yes item and one no item: macro-F1 1 and 0)."""
+    from scenebench.benchmarks import get_benchmark
+
+    b = get_benchmark("vantage")
+    yes = VantageItem.model_validate({**_items()[0].model_dump(mode="json"), "id": "event_verification/c0/1",
+                                      "answer": {"task": "event_verification", "label": "yes"}})
+    rows = [{"id": it.id, "task": it.task, "domain": it.domain, "env": it.env, "clip_id": "c0", "prompt": it.prompt,
+             "media_kind": "video", "frame_numbers": NUMBERS, "times_s": [n / 30 for n in NUMBERS], "fps": 30.0,
+             "duration_s": 16.0, "width": W, "height": H, "answer": json.dumps(it.answer.model_dump(mode="json")),
+             "tags": "{}"} for it in (_items()[0], yes)]
+    right = [b.grade_row(r, json.loads(r["answer"])["label"]) for r in rows]
+    wrong = [b.grade_row(r, "yes" if json.loads(r["answer"])["label"] == "no" else "no") for r in rows]
+    assert b.row_config(rows[0]) == "event_verification"
+    assert b.set_metrics(right) == {"score": pytest.approx(100.0)}
+    assert b.set_metrics(wrong) == {"score": pytest.approx(0.0)}

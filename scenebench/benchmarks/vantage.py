@@ -56,15 +56,21 @@ class Vantage(Benchmark):
         from formats.vantage_item import VantageItem
         from scorers.vantage_scoring import task_result
 
+        from formats.vantage_item import TASKS
+        from scorers.vantage_pillars import pillar_scores
+
         by_task: dict[str, list] = {}
         for g in graded:
             by_task.setdefault(g["item"]["task"], []).append(g)
-        scores = []
+        scores = {}
         for task, gs in by_task.items():
             r = task_result(task, [VantageItem.model_validate(g["item"]) for g in gs], [g["record"] for g in gs],
                             "lmms-eval", n_resamples=1)
-            scores.append(r["strict"]["score"])
-        return {"score": sum(scores) / len(scores) if scores and None not in scores else None}
+            scores[task] = r["strict"]["score"]
+        if set(scores) == set(TASKS):
+            return {"score": pillar_scores(scores)["overall"]}
+        vals = list(scores.values())
+        return {"score": sum(vals) / len(vals) if vals and None not in vals else None}
 
     def find_dataset(self, path) -> Path | None:
         from scorers.vantage_dataset import find_root

@@ -54,3 +54,15 @@ def calib_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("calib_run")
     summary = render(run_config(out, n=8, quality=preview_quality(long_side_px=128)))
     return summary.run_dir
+
+
+@pytest.fixture(scope="session")
+def warehouse_sot_run(tmp_path_factory):
+    """One warehouse_sot clip (seed 11, 160 x 120, preview samples; 46 frames, ~100 s), rendered
+    once for the box-task tests and the VANTAGE end-to-end test. Read only."""
+    from render_farm.runner import render
+
+    summary = render(run_config(tmp_path_factory.mktemp("warehouse_sot"), env="warehouse_sot", n=1, seed=11,
+                                workers=1, quality=preview_quality(long_side_px=160)))
+    assert summary.clips == 1 and summary.frames == 46 and not summary.failed_scenes
+    return summary.run_dir

@@ -16,7 +16,6 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from conftest import preview_quality, run_config
 from packagers.vantage_tasks import box_scene as B
 from packagers.vantage_tasks import object_localization as O
 from packagers.vantage_tasks import referring_expressions as R
@@ -32,14 +31,10 @@ LONG_SIDE = 160
 
 
 @pytest.fixture(scope="module")
-def clip(tmp_path_factory):
-    from render_farm.runner import render
-
-    summary = render(run_config(tmp_path_factory.mktemp("warehouse_sot"), env="warehouse_sot", n=1, seed=SEED,
-                                workers=1, quality=preview_quality(long_side_px=LONG_SIDE)))
-    assert summary.clips == 1 and summary.frames == 46 and not summary.failed_scenes
-    (cid,) = B.clip_ids(summary.run_dir)
-    return B.load_clip(summary.run_dir, cid)
+def clip(warehouse_sot_run):
+    """conftest's shared render: seed SEED at LONG_SIDE px."""
+    (cid,) = B.clip_ids(warehouse_sot_run)
+    return B.load_clip(warehouse_sot_run, cid)
 
 
 @pytest.fixture(scope="module")

@@ -49,3 +49,19 @@ def ground_truth(geo: SceneGeometry, view: View, frame: RenderedFrame | None = N
                             pose.cam_to_world_array(), pose.width, pose.height,
                             None if frame is None else frame.object_index)
     return {"t": t, "frame_number": timeline.clip.frame_numbers()[view.view_index], "objects": objects}
+
+
+def ground_truth_with_bodies(geo: SceneGeometry, view: View, frame: RenderedFrame | None,
+                             projected_box) -> dict:
+    """`ground_truth`, each object with its agent's category and `body_box_xyxy`: the box of
+    its projected body vertices at t from the spec alone (`projected_box(spec, track_id, t, K,
+    cam_to_world, width, height)`, the scene's own), which render tests hold against the
+    modal box of unoccluded bodies. What the VANTAGE scenes' scorers share."""
+    spec = geo.spec
+    gt = ground_truth(geo, view, frame)
+    pose = view.pose
+    K, T = pose.K_array(), pose.cam_to_world_array()
+    for o in gt["objects"]:
+        o["category"] = spec.timeline.agent(o["track_id"]).category
+        o["body_box_xyxy"] = projected_box(spec, o["track_id"], gt["t"], K, T, pose.width, pose.height)
+    return gt

@@ -10,7 +10,7 @@ holds against the modal box of unoccluded bodies.
 """
 from __future__ import annotations
 
-from blender_envs.infra.entrance import EntranceSpec, projected_box
+from blender_envs.infra.entrance import projected_box
 from geometry.scene import View
 from scorers import clip_frames
 from scorers.clip_frames import score_frame, score_scene
@@ -21,11 +21,4 @@ __all__ = ["score_scene", "score_frame", "ground_truth"]
 
 def ground_truth(geo: SceneGeometry, view: View, frame: RenderedFrame | None = None) -> dict:
     """The shared clip ground truth, each object with its category and spec-only body box."""
-    spec: EntranceSpec = geo.spec  # type: ignore[assignment]
-    gt = clip_frames.ground_truth(geo, view, frame)
-    pose = view.pose
-    K, T = pose.K_array(), pose.cam_to_world_array()
-    for o in gt["objects"]:
-        o["category"] = spec.timeline.agent(o["track_id"]).category
-        o["body_box_xyxy"] = projected_box(spec, o["track_id"], gt["t"], K, T, pose.width, pose.height)
-    return gt
+    return clip_frames.ground_truth_with_bodies(geo, view, frame, projected_box)

@@ -104,7 +104,9 @@ harness-check-vlmevalkit: $(STAMP) $(VLMEVAL_STAMP)
 	$(PY) scripts/harness_check.py --vlmevalkit-path $(VLMEVAL_DIR)
 
 bench: $(STAMP)
-	$(PY) bench/render_overhead.py
+	$(PY) bench/render_overhead.py --n 8
+	$(PY) bench/render_overhead.py --n 32
+	$(PY) bench/export_throughput.py
 	$(PY) bench/egopath_graph.py
 	$(PY) bench/egopath_views.py
 

@@ -28,8 +28,11 @@ def main() -> None:
     ap.add_argument("--quality", default="standard")
     ap.add_argument("--workers", default="auto")
     ap.add_argument("--device", default="auto")
+    ap.add_argument("--threads", type=int, default=None, help="Cycles threads per worker (default: the farm's choice)")
     args = ap.parse_args()
     quality = yaml.safe_load((ROOT / "configs" / "render" / f"{args.quality}.yaml").read_text())
+    if args.threads:
+        quality["threads"] = args.threads
     workers = args.workers if args.workers == "auto" else int(args.workers)
     with tempfile.TemporaryDirectory() as out:
         t0 = time.perf_counter()
@@ -42,7 +45,7 @@ def main() -> None:
     workers_used = manifest["workers"]
     render_s = totals.get("render_s", 0.0)
     print(f"calib x{args.n} at {args.quality}: {workers_used} worker(s) x {manifest['threads_per_worker']} thread(s)")
-    print(f"pipeline wall time            {wall:8.2f} s")
+    print(f"pipeline wall time            {wall:8.2f} s  ({args.n / wall:.3f} frames/s)")
     print(f"summed Cycles beauty renders  {render_s:8.2f} s")
     print(f"wall / (beauty render / workers) = {wall / (render_s / workers_used):.2f}  "
           f"(1.00 = nothing but rendering)")

@@ -7,6 +7,7 @@ and the stage name (render_farm.seeds), so retries and reruns draw the same scen
 from __future__ import annotations
 
 import io
+import json
 import os
 import time
 from dataclasses import dataclass
@@ -147,24 +148,30 @@ NO_BUILD_TIMINGS = build_timings(0.0, 0.0)
 
 def render_views(scene_id: str, views, build: Callable, render: Callable,
                  should_stop: Callable[[], bool]) -> None:
-    """The job's loop: `build(redraw)` -> (scene, geo, timings), then `render(scene, geo, view,
-    timings, redraw)` for each view still to do. A view that raises NoAcceptablePose makes the
-    scene be redrawn (rejection sampling over (scene, pose), as the paper's positive stratum),
-    keeping the views already done; the build's timings go to the first frame of each build."""
-    remaining, redraw = list(views), 0
-    while remaining:
-        if should_stop():
-            raise JobStopped(scene_id)
-        scene, geo, scene_timings = build(redraw)
-        try:
-            for view_index in list(remaining):
-                if should_stop():
-                    raise JobStopped(scene_id)
-                render(scene, geo, view_index, scene_timings, redraw)
-                scene_timings = dict(NO_BUILD_TIMINGS)  # counted once per build
-                remaining.remove(view_index)
-        except NoAcceptablePose:
-            redraw = next_redraw(scene_id, redraw)
+    """The job's loop: `render(scene, geo, view, timings, redraw)` for each view, on the scene
+    draw `build(redraw)` -> (scene, geo, timings) that view needs. Every view starts on the
+    scene's first draw and moves to the next one when that draw has no acceptable pose for it
+    (NoAcceptablePose: rejection sampling over (scene, pose), as the paper's positive stratum),
+    whatever the job's other views did. A frame is so a function of its own coordinates: the
+    same bytes alone, in any job, on any worker, after a resume or a retry. A draw is built
+    again only when the view needs another one; its timings go to the first frame taken on it."""
+    built: tuple | None = None      # (redraw, scene, geo) now in Blender
+    timings = dict(NO_BUILD_TIMINGS)
+    for view_index in views:
+        redraw = 0
+        while True:
+            if should_stop():
+                raise JobStopped(scene_id)
+            if built is None or built[0] != redraw:
+                scene, geo, timings = build(redraw)
+                built = (redraw, scene, geo)
+            try:
+                render(built[1], built[2], view_index, timings, redraw)
+            except NoAcceptablePose:
+                redraw = next_redraw(scene_id, redraw)
+                continue
+            timings = dict(NO_BUILD_TIMINGS)  # counted once per build
+            break
 
 
 def next_redraw(scene_id: str, redraw: int) -> int:
@@ -391,6 +398,38 @@ def run_scene_job(job: SceneJob, emit: Callable[[FrameRecord], None],
         from render_farm.clip_job import run_clip_job
 
         return run_clip_job(job, emit, should_stop, build=build)
-    run_views(job, env, env.scorer_module(), quality.long_side_px, emit, should_stop,
-              build=lambda redraw: build(job, redraw),
-              shoot=lambda scene, pose, parts, attempt: camera(scene, pose, quality, parts, attempt))
+    try:
+        run_views(job, env, env.scorer_module(), quality.long_side_px, emit, should_stop,
+                  build=lambda redraw: LAST_BUILD.build(build, job, redraw),
+                  shoot=lambda scene, pose, parts, attempt: camera(scene, pose, quality, parts, attempt))
+    except BaseException:
+        LAST_BUILD.forget()  # a job that failed may have left its scene half-changed
+        raise
+
+
+class LastBuild:
+    """The scene draw now in this process's Blender. A scene split into several jobs
+    (plan.split_tail) sends its views to whichever worker is free; a job of the draw a worker
+    holds renders on it instead of building it again (views do not depend on the views rendered
+    before them: render_views), and the build is charged to the frame that built it."""
+
+    def __init__(self):
+        self.key: tuple | None = None
+        self.value: tuple | None = None
+
+    def build(self, build: Callable, job: SceneJob, redraw: int) -> tuple:
+        key = (build, job.run_dir, job.env, job.root_seed, job.stratum, job.scene_index, redraw,
+               json.dumps(job.quality, sort_keys=True), job.device)
+        if key == self.key:
+            scene, geo, _ = self.value
+            return scene, geo, dict(NO_BUILD_TIMINGS)
+        self.forget()
+        self.value = build(job, redraw)
+        self.key = key
+        return self.value
+
+    def forget(self) -> None:
+        self.key = self.value = None
+
+
+LAST_BUILD = LastBuild()

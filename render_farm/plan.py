@@ -47,7 +47,8 @@ class SceneJob(BaseModel):
 
     @property
     def key(self) -> str:
-        return self.scene_id
+        """Unique among a run's jobs in flight: a scene split by `split_tail` has one job per view."""
+        return f"{self.scene_id}/{'.'.join(map(str, self.views))}"
 
 
 def scene_id_for(stratum: str, scene_index: int) -> str:
@@ -105,3 +106,15 @@ def plan_jobs(env: str, n: int, views_per_scene: int, stratum: str, done: set[st
             jobs.append(template.model_copy(update={"scene_index": s, "scene_id": scene_id_for(stratum, s),
                                                     "views": views}))
     return jobs
+
+
+def split_tail(jobs: list[SceneJob], workers: int) -> list[SceneJob]:
+    """The plan with its last `workers` scenes split into one job per view, so that the run's
+    tail is a queue of single frames that every worker takes from, not a few whole scenes that
+    leave the other workers idle (on 2 workers, calib x8 was two 4-frame scenes). A view renders
+    the same bytes in any job (job.render_views), and a worker that gets another view of the
+    scene it holds does not build it again (job.LastBuild). One worker: the plan unchanged."""
+    if workers <= 1:
+        return list(jobs)
+    head, tail = jobs[:-workers], jobs[-workers:]
+    return head + [j.model_copy(update={"views": [v]}) for j in tail for v in j.views]

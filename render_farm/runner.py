@@ -30,7 +30,7 @@ from render_farm.clips import write_clips
 from render_farm.contact_sheet import write_contact_sheet
 from render_farm.executors import JobOutcome, make_executor
 from render_farm.plan import (MAX_SCENES, STRATA, FaultPlan, SceneJob, frame_id_for, frame_seed, max_frames,
-                              parse_scene_id, plan_jobs)
+                              parse_scene_id, plan_jobs, split_tail)
 from formats.records import FrameRecord
 from render_farm.store import RunStore
 
@@ -147,9 +147,19 @@ def _check_writable(out: Path) -> None:
             raise ConfigError(f"OUT={out} is not writable: {exc.strerror}") from None
 
 
+# Cycles threads per worker, as a multiple of the worker's share of the cores. Two: while one
+# worker builds a scene, exports it, renders its passes or waits on the coordinator, the
+# others' renders take its cores, and Cycles with one thread left its core idle about 15%
+# of a render. Measured on calib at standard, 2 workers on 2 cores (bench/render_overhead.py):
+# 2 threads each took 234 s for 32 frames, 1 thread each 300 s. Frames are the same bytes
+# with any thread count (Cycles' samples are seeded per pixel; tests/test_farm.py).
+THREADS_PER_CORE_SHARE = 2
+
+
 def resolve_workers(cfg: RunConfig, gpus: int = 1) -> tuple[int, int]:
-    """(workers, threads per worker). CPU: one single-threaded worker per core, which
-    beats one multi-threaded worker on small frames where scene building is serial.
+    """(workers, threads per worker). CPU: one worker per core (at most 8), which beats one
+    multi-threaded worker on small frames where scene building is serial, each with
+    THREADS_PER_CORE_SHARE times its share of the cores (never more than the cores).
     GPU: `workers_per_gpu` workers on each of the `gpus` GPUs, never more than the cores."""
     cores = os.cpu_count() or 1
     if cfg.workers != "auto":
@@ -158,14 +168,16 @@ def resolve_workers(cfg: RunConfig, gpus: int = 1) -> tuple[int, int]:
         workers = max(1, min(max(1, gpus) * cfg.workers_per_gpu, cores))
     else:
         workers = max(1, min(cores, 8))
-    threads = cfg.quality.threads or max(1, cores // workers)
+    threads = cfg.quality.threads or min(cores, THREADS_PER_CORE_SHARE * max(1, cores // workers))
     return workers, threads
 
 
 # The shared render path (camera rig, render passes) for a given scene and pose; bumped
 # when it renders differently. 2: a fresh camera per view (views after a shake view
-# rendered with the shake view's quaternion camera before).
-RENDERER_VERSION = 2
+# rendered with the shake view's quaternion camera before). 3: every view starts on the
+# scene's first draw (positive stratum: a view after one that redrew the scene rendered on
+# the redrawn scene before, so a resumed or retried job could render other bytes).
+RENDERER_VERSION = 3
 
 
 def fingerprint(cfg: RunConfig, env) -> dict:
@@ -264,6 +276,8 @@ def _render(cfg, env, store, fp, state, done, t_start, stop, gpus: int = 0) -> R
     jobs = plan_jobs(cfg.env, n_frames, env.views_per_scene, cfg.stratum, set(done), root_seed=cfg.seed,
                      run_dir=str(store.dir), quality=quality.model_dump(), device=cfg.device,
                      faults=cfg.faults)
+    if not env.is_clip:  # a clip is one job: its frames follow one timeline
+        jobs = split_tail(jobs, workers)
     planned = sum(len(j.views) for j in jobs)
     manifest = {
         "fingerprint": fp,

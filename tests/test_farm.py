@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, run_config
+from conftest import ROOT, preview_quality, run_config
 from formats.records import FrameRecord
 from render_farm.runner import render
 from render_farm.store import RunStore
@@ -24,8 +24,11 @@ def _stable_lines(run_dir: Path) -> list[str]:
 
 
 def test_same_seed_gives_identical_records_scenes_and_frames(tmp_path):
+    # a: 2 workers, 2 threads each, both scenes split into single-view jobs; b: 1 worker, 1 thread, whole scenes
     a = render(run_config(tmp_path / "a", n=5, workers=2)).run_dir
-    b = render(run_config(tmp_path / "b", n=5, workers=1)).run_dir
+    b = render(run_config(tmp_path / "b", n=5, workers=1, quality=preview_quality(threads=1))).run_dir
+    assert json.loads((a / "manifest.json").read_text())["threads_per_worker"] == min(2, os.cpu_count())
+    assert json.loads((b / "manifest.json").read_text())["threads_per_worker"] == 1
     assert _stable_lines(a) == _stable_lines(b)
     assert len(_stable_lines(a)) == 5
     for scene in sorted((a / "scenes").glob("*.json")):
@@ -43,8 +46,10 @@ def test_raising_scene_is_retried_and_recorded(tmp_path):
     s = render(run_config(tmp_path, n=8, faults={"raise_in": ["random-00000"], "raise_times": 1}))
     assert s.frames == 8 and not s.failed_scenes
     fails = RunStore(s.run_dir).load_failures()
-    assert len(fails) == 1 and fails[0]["scene_id"] == "random-00000" and not fails[0]["final"]
-    assert "InjectedFault" in fails[0]["error"] and "Traceback" in fails[0]["error"]
+    # 2 scenes on 2 workers are split into one job per view (plan.split_tail): each raised once
+    assert sorted(f["views"] for f in fails) == [[0], [1], [2], [3]]
+    assert all(f["scene_id"] == "random-00000" and not f["final"] and f["attempt"] == 0 for f in fails)
+    assert all("InjectedFault" in f["error"] and "Traceback" in f["error"] for f in fails)
 
 
 def test_scene_that_always_raises_fails_alone(tmp_path):
@@ -52,7 +57,10 @@ def test_scene_that_always_raises_fails_alone(tmp_path):
     assert s.failed_scenes == ["random-00001"]
     assert s.frames == 4  # the other scene's frames are all there
     fails = RunStore(s.run_dir).load_failures()
-    assert [f["attempt"] for f in fails] == [0, 1, 2] and fails[-1]["final"]
+    for view in range(4):  # the scene's four single-view jobs, each tried three times
+        mine = [f for f in fails if f["views"] == [view]]
+        assert [f["attempt"] for f in mine] == [0, 1, 2] and [f["final"] for f in mine] == [False, False, True]
+    assert len(fails) == 12 and {f["scene_id"] for f in fails} == {"random-00001"}
     manifest = json.loads((s.run_dir / "manifest.json").read_text())
     assert manifest["status"] == "complete_with_failures"
 
@@ -112,7 +120,7 @@ def test_ray_executor_matches_local(tmp_path):
                                 faults={"raise_in": ["random-00000"], "raise_times": 1}))
     assert _stable_lines(ray_run.run_dir) == _stable_lines(local)
     fails = RunStore(ray_run.run_dir).load_failures()
-    assert len(fails) == 1 and "InjectedFault" in fails[0]["error"]
+    assert len(fails) == 4 and all("InjectedFault" in f["error"] for f in fails)  # one per view job
 
 
 def test_positive_stratum_culls_before_rendering(tmp_path):

@@ -10,6 +10,8 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import ROOT
 from render_farm import job as jobmod
@@ -335,13 +337,39 @@ def test_render_views_charges_the_build_to_the_first_frame_only():
     assert f.log == []
 
 
-def test_render_views_redraws_the_scene_for_the_views_not_done():
+def test_each_view_starts_on_the_first_draw_whatever_the_other_views_did():
     f = _Farm(fail={(0, 1), (1, 2)})
     render_views("s", [0, 1, 2], f.build, f.render, f.should_stop)
+    # view 1 finds no pose on draw 0 and takes draw 1; view 2 starts again on draw 0 (where it has a pose)
     assert [e[3] if e[0] == "render" else e for e in f.log] == [
-        ("build", 0), 0, 1, ("build", 1), 1, 2, ("build", 2), 2]
+        ("build", 0), 0, 1, ("build", 1), 1, ("build", 0), 2]
     assert f.log[4] == ("render", "scene-1", "geo-1", 1, {"build_s": 4.0, "export_s": 1.0}, 1)
-    assert f.log[-1] == ("render", "scene-2", "geo-2", 2, {"build_s": 5.0, "export_s": 1.0}, 2)
+    assert f.log[-1] == ("render", "scene-0", "geo-0", 2, {"build_s": 3.0, "export_s": 1.0}, 0)
+
+
+def test_a_draw_is_built_again_only_when_a_view_needs_another_draw():
+    f = _Farm(fail={(0, 0)})
+    render_views("s", [0, 1, 2], f.build, f.render, f.should_stop)
+    assert [(e[0], e[-1]) if e[0] == "build" else (e[3], e[-1]) for e in f.log] == [
+        ("build", 0), (0, 0), ("build", 1), (0, 1), ("build", 0), (1, 0), (2, 0)]
+    # the failed render on draw 0 carried draw 0's timings; draw 1's go to view 0's frame
+    assert [e[4]["build_s"] for e in f.log if e[0] == "render"] == [3.0, 4.0, 3.0, 0.0]
+
+
+def _final_draws(fail, views):
+    f = _Farm(fail=fail)
+    render_views("s", views, f.build, f.render, f.should_stop)
+    return {e[3]: e[5] for e in f.log if e[0] == "render" and (e[5], e[3]) not in fail}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sets(st.tuples(st.integers(0, 3), st.integers(0, 4)), max_size=10), st.permutations(range(5)))
+def test_a_views_draw_is_the_same_alone_and_in_any_job(fail, order):
+    together = _final_draws(fail, list(order))
+    assert sorted(together) == list(range(5))
+    for v in order:
+        assert _final_draws(fail, [v]) == {v: together[v]}
+        assert together[v] == min(r for r in range(12) if (r, v) not in fail)
 
 
 def test_render_views_fails_after_max_scene_redraws():
@@ -626,7 +654,7 @@ def test_run_views_redraws_a_positive_scene_without_an_acceptable_pose(tmp_path)
     run_views(j, _calib(), Scorer(), 40, records.append, lambda: False, build,
               lambda scene, camera, parts, attempt: develop(_passes(camera.height, camera.width),
                                                             photo_seeds(parts, attempt)))
-    assert builds == [0, 1]
+    assert builds == [0, 1, 0, 1]   # each view starts on the first draw, then takes the redrawn one
     assert [(r.frame_id, r.scene_id, r.pose_attempts) for r in records] == [
         ("calib-positive-00003-00", "positive-00003-r1", 1), ("calib-positive-00003-01", "positive-00003-r1", 1)]
     assert records[0].seed == _blake("scenebench/7/calib/positive/3/redraw/1/0/frame")
@@ -830,3 +858,72 @@ def test_photograph_renders_the_pose_with_the_attempts_seed(tmp_path, monkeypatc
                       view.pose.width, view.pose.height, True)]
     assert photo.isp == sample_isp_params(np.random.default_rng(_blake("scenebench/7/calib/random/3/1/isp/2")))
     assert photo.jpeg == develop(_passes(view.pose.height, view.pose.width), photo_seeds(parts, 2)).jpeg
+
+
+def test_last_build_reuses_the_draw_it_holds_for_another_job_of_that_draw():
+    from render_farm.job import LastBuild
+
+    calls = []
+
+    def build(job, redraw):
+        calls.append((job.scene_index, tuple(job.views), redraw))
+        return f"scene-{job.scene_index}-{redraw}", f"geo-{job.scene_index}", {"build_s": 2.0, "export_s": 1.0}
+
+    held, job = LastBuild(), _job(scene=3)
+    view0, view1 = job.model_copy(update={"views": [0]}), job.model_copy(update={"views": [1]})
+    assert held.build(build, view0, 0) == ("scene-3-0", "geo-3", {"build_s": 2.0, "export_s": 1.0})
+    assert held.build(build, view1, 0) == ("scene-3-0", "geo-3", {"build_s": 0.0, "export_s": 0.0})
+    assert calls == [(3, (0,), 0)]
+    held.build(build, view1, 1)                        # another draw of the scene: built
+    held.build(build, view0, 0)                        # ... and the first one again: it was replaced
+    assert calls == [(3, (0,), 0), (3, (1,), 1), (3, (0,), 0)]
+    for other in (_job(scene=4), job.model_copy(update={"root_seed": 8}), job.model_copy(update={"run_dir": "/y"}),
+                  job.model_copy(update={"quality": {"samples": 2}}), job.model_copy(update={"device": "gpu"}),
+                  _job(scene=3, stratum="positive")):
+        n = len(calls)
+        held.build(build, other, 0)
+        held.build(build, job, 0)
+        assert len(calls) == n + 2, other
+    held.build(lambda j, r: ("x", "y", {}), job, 0)    # another build function: built
+    assert held.value == ("x", "y", {})
+    held.forget()
+    assert (held.key, held.value) == (None, None)
+    held.build(build, job, 0)
+    assert calls[-1] == (3, (0, 1), 0)
+
+
+def test_a_failed_job_leaves_no_draw_to_reuse(tmp_path):
+    from render_farm.job import LAST_BUILD, run_scene_job
+
+    build, builds = _calib_build(tmp_path / "calib")
+
+    def camera(*args):
+        raise ValueError("render failed")
+
+    job = _job(scene=2, run_dir=str(tmp_path / "calib"), quality=preview_quality(long_side_px=40))
+    with pytest.raises(ValueError, match="render failed"):
+        run_scene_job(job, emit=lambda rec: None, build=build, camera=camera)
+    assert builds == [0] and (LAST_BUILD.key, LAST_BUILD.value) == (None, None)
+
+
+def test_a_scene_split_into_jobs_builds_once_and_renders_the_same_frames(tmp_path):
+    from render_farm.job import run_scene_job
+    from render_farm.plan import split_tail
+
+    def camera(scene, pose, quality, parts, attempt):
+        return develop(_passes(pose.height, pose.width), photo_seeds(parts, attempt))
+
+    whole = _job(3, run_dir=str(tmp_path / "a" / "calib"), quality=preview_quality(long_side_px=40))
+    build, builds = _calib_build(tmp_path / "a" / "calib")
+    together = []
+    run_scene_job(whole, together.append, build=build, camera=camera)
+    split = [j.model_copy(update={"run_dir": str(tmp_path / "b" / "calib")}) for j in split_tail([whole], 2)]
+    build, builds = _calib_build(tmp_path / "b" / "calib")
+    apart = []
+    for j in split:
+        run_scene_job(j, apart.append, build=build, camera=camera)
+    assert [j.views for j in split] == [[0], [1]] and builds == [0]
+    assert [r.timings["build_s"] for r in apart] == [1.0, 0.0]
+    assert [r.stable_json() for r in apart] == [r.stable_json() for r in together]
+    for r in together:
+        assert (tmp_path / "a" / "calib" / r.image).read_bytes() == (tmp_path / "b" / "calib" / r.image).read_bytes()

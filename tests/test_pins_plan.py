@@ -88,7 +88,7 @@ def test_plan_jobs_fields_and_defaults():
     assert (j.env, j.stratum, j.root_seed, j.run_dir, j.quality, j.device) == ("calib", "positive", 0, "/run",
                                                                               {"samples": 4}, "cpu")
     assert (j.max_pose_attempts, j.max_renders_per_frame, j.attempt) == (400, 6, 0)
-    assert j.faults == FaultPlan() and j.key == "positive-00002"
+    assert j.faults == FaultPlan() and j.key == "positive-00002/0" and jobs[0].key == "positive-00000/0.1"
     assert FaultPlan().model_dump() == {"raise_in": [], "raise_times": 1, "exit_in": [], "exit_times": 1,
                                         "at_frame": 0}
     assert plan_jobs("calib", 1, 3, "random", set(), **JOB)[0].views == [0]
@@ -147,3 +147,20 @@ def test_seed_helpers():
     assert cycles_seed(2**31 - 1) == 0
     assert cycles_seed(2**63 - 1) == (2**63 - 1) % (2**31 - 1) == 1
     assert type(cycles_seed(np.int64(7))) is int
+
+
+def test_split_tail_gives_the_last_scenes_one_job_per_view():
+    from render_farm.plan import split_tail
+
+    jobs = plan_jobs("calib", 32, 4, "random", set(), **JOB)
+    out = split_tail(jobs, 2)
+    assert [(j.scene_index, j.views) for j in out] == [(s, [0, 1, 2, 3]) for s in range(6)] + [
+        (s, [v]) for s in (6, 7) for v in range(4)]
+    assert len({j.key for j in out}) == len(out) == 14
+    assert all(j.model_dump(exclude={"views"}) == jobs[j.scene_index].model_dump(exclude={"views"}) for j in out)
+    assert split_tail(jobs, 1) == jobs and split_tail(jobs, 1) is not jobs
+    # fewer scenes than workers: every scene split; views already done stay out
+    few = plan_jobs("calib", 7, 4, "random", {"calib-random-00000-01"}, **JOB)
+    assert [(j.scene_index, j.views) for j in split_tail(few, 3)] == [
+        (0, [0]), (0, [2]), (0, [3]), (1, [0]), (1, [1]), (1, [2])]
+    assert split_tail([], 2) == []

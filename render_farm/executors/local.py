@@ -11,6 +11,7 @@ frame's files and record arrive, nothing is half-done. A second Ctrl-C kills the
 """
 from __future__ import annotations
 
+import itertools
 import multiprocessing as mp
 import os
 import signal
@@ -91,6 +92,18 @@ def worker_main(conn, max_scenes: int, env_vars: dict[str, str], log_path: str |
         conn.send(("retire", None, None))
 
 
+def take_next(queue: deque, held_scene: str | None, workers: int) -> SceneJob:
+    """The next job for a worker whose Blender holds `held_scene`: another view of that scene
+    if one waits near the head of the queue (a split scene's views are consecutive), so the
+    worker renders on the scene it has instead of building another; else the head."""
+    if held_scene is not None:
+        for i, job in enumerate(itertools.islice(queue, 4 * workers)):
+            if job.scene_id == held_scene:
+                del queue[i]
+                return job
+    return queue.popleft()
+
+
 class _Worker:
     def __init__(self, ctx, max_scenes: int, env_vars: dict[str, str], log_path: str | None):
         self.conn, child = ctx.Pipe()
@@ -101,6 +114,7 @@ class _Worker:
         self.eof = False
         self.ready = False
         self.startup_s: float | None = None
+        self.scene_id: str | None = None    # the scene of its last job: the one its Blender holds
 
 
 class LocalExecutor:
@@ -146,7 +160,8 @@ class LocalExecutor:
                             slots[slot] = _Worker(ctx, self.max_scenes, env, log_path(slot))
                     for w in slots.values():
                         if w.ready and w.job is None and queue:
-                            w.job = queue.popleft()
+                            w.job = take_next(queue, w.scene_id, self.workers)
+                            w.scene_id = w.job.scene_id
                             w.conn.send(w.job.model_dump(mode="json"))
                 ready = wait([w.conn for w in slots.values() if not w.eof] +
                              [w.proc.sentinel for w in slots.values()], timeout=POLL_S)

@@ -416,17 +416,26 @@ class LastBuild:
     def __init__(self):
         self.key: tuple | None = None
         self.value: tuple | None = None
+        self.builds = self.reuses = 0   # over the process's life: a worker is recycled by scenes built
 
     def build(self, build: Callable, job: SceneJob, redraw: int) -> tuple:
         key = (build, job.run_dir, job.env, job.root_seed, job.stratum, job.scene_index, redraw,
                json.dumps(job.quality, sort_keys=True), job.device)
         if key == self.key:
+            self.reuses += 1
             scene, geo, _ = self.value
             return scene, geo, dict(NO_BUILD_TIMINGS)
         self.forget()
         self.value = build(job, redraw)
         self.key = key
+        self.builds += 1
         return self.value
+
+    def scenes_built_by(self, before: tuple[int, int]) -> int:
+        """Scenes a job built, given (builds, reuses) before it: one for a job that built outside
+        this cache (a clip), none for one that only rendered on the held draw."""
+        builds, reuses = self.builds - before[0], self.reuses - before[1]
+        return builds if builds or reuses else 1
 
     def forget(self) -> None:
         self.key = self.value = None

@@ -884,6 +884,13 @@ def test_last_build_reuses_the_draw_it_holds_for_another_job_of_that_draw():
         held.build(build, other, 0)
         held.build(build, job, 0)
         assert len(calls) == n + 2, other
+    assert (held.builds, held.reuses) == (len(calls), 1)
+    before = (held.builds, held.reuses)
+    assert held.scenes_built_by(before) == 1                      # built outside the cache (a clip job)
+    held.build(build, job, 0)
+    assert held.scenes_built_by(before) == 0                      # only rendered on the held draw
+    held.build(build, job, 1), held.build(build, job, 2)
+    assert held.scenes_built_by(before) == 2
     held.build(lambda j, r: ("x", "y", {}), job, 0)    # another build function: built
     assert held.value == ("x", "y", {})
     held.forget()

@@ -65,7 +65,7 @@ def worker_main(conn, max_scenes: int, env_vars: dict[str, str], log_path: str |
         os.dup2(fd, 1)
         os.close(fd)
     t0 = time.perf_counter()
-    from render_farm.job import run_scene_job  # imports bpy via the env's builder lazily
+    from render_farm.job import LAST_BUILD, run_scene_job  # imports bpy via the env's builder lazily
     import blender_envs.core.bpy_env  # noqa: F401  (pay the bpy import now, not in the first job)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # again, in case importing Blender set a handler
     conn.send(("ready", time.perf_counter() - t0))
@@ -78,6 +78,7 @@ def worker_main(conn, max_scenes: int, env_vars: dict[str, str], log_path: str |
         if msg is None or _stop_requested:
             return
         job = SceneJob.model_validate(msg)
+        before = (LAST_BUILD.builds, LAST_BUILD.reuses)
         try:
             run_scene_job(job, emit=lambda rec: conn.send(("record", job.key, rec.model_dump(mode="json"))),
                           should_stop=lambda: _stop_requested)
@@ -87,7 +88,7 @@ def worker_main(conn, max_scenes: int, env_vars: dict[str, str], log_path: str |
             return
         except Exception:  # noqa: BLE001 - any scene failure is recorded, never fatal
             conn.send(("error", job.key, traceback.format_exc()))
-        done += 1
+        done += LAST_BUILD.scenes_built_by(before)  # Blender grows with scenes built, not views rendered
     if not _stop_requested:
         conn.send(("retire", None, None))
 

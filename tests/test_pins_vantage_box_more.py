@@ -1,0 +1,111 @@
+"""More pins of the VANTAGE box/point task generators on hand-made clips (no Blender): item
+ids, tags, the frame choice, orders and the thresholds just inside and outside, beside
+tests/test_pins_vantage_box_tasks.py (same spec: warehouse_sot seed 4 of the "pins" stream,
+dusk lighting; person_1 lime, person_2 yellow, forklift_1 orange with a lime-vested operator
+carrying pallet_1, amr_1 grey with a red tote, forklift_2 yellow with an orange-vested operator)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from blender_envs.infra import warehouse_sot
+from formats.vantage_item import Media
+from packagers.vantage_tasks import box_scene as B
+from packagers.vantage_tasks import object_localization as O
+from render_farm.seeds import rng_for
+
+W, H = 160, 120
+CAM = [[1, 0, 0, 0.0], [0, 1, 0, 0.0], [0, 0, 1, 5.0], [0, 0, 0, 1]]
+SPEC = warehouse_sot.sample_scene(rng_for("pins", 4), "s4", 4)
+
+
+def obj(tid, box=None, px=100, vf=1.0, xyz=(0.0, 0.0, 0.0), cat=None):
+    cat = cat or tid.rsplit("_", 1)[0]
+    return {"track_id": tid, "category": cat, "box_xyxy": None if box is None else list(map(float, box)),
+            "visible_px": px if box is not None else 0, "visible_fraction": vf, "center_world": list(xyz)}
+
+
+def clip_of(frames_objects, numbers=None, t=1.0, clip_id="warehouse_sot-pins-0", spec=SPEC):
+    numbers = numbers or list(range(len(frames_objects)))
+    frames = [{"index": i, "t": t, "frame_number": n, "image": f"frames/x-{i:02d}.jpg", "objects": objs,
+               "camera": {"K": [[1, 0, 0], [0, 1, 0], [0, 0, 1]], "cam_to_world": CAM, "width": W, "height": H}}
+              for i, (n, objs) in enumerate(zip(numbers, frames_objects))]
+    doc = {"clip_id": clip_id, "env": "warehouse_sot", "scene_id": "s4", "fps": 30, "duration_s": 16.0, "frames": frames}
+    return B.Clip(run_dir=Path("/nonexistent"), doc=doc, spec=spec)
+
+
+def test_spec_lighting():
+    assert SPEC.lighting.condition == "dusk"
+
+
+# ------------------------------------------------------------------ Object Localization
+
+def test_objloc_boxes_keep_the_clip_order_on_a_corner_tie():
+    # two workers with the same top-left corner: the clip file's order stays (the sort is by x1, y1 only)
+    objs = [obj("person_2", [15, 50, 34, 79]), obj("person_1", [15, 50, 24, 79]), obj("person_9", [15, 40, 44, 60],
+                                                                                         cat="person")]
+    things = B.frame_things(clip_of([objs[:2]]), clip_of([objs[:2]]).frames[0])
+    assert O.frame_boxes(things, "person", 12) == [(15.0, 50.0, 35.0, 80.0), (15.0, 50.0, 25.0, 80.0)]
+    a = B.Thing("a", "person", (15.0, 60.0, 20.0, 70.0), 100, 1.0, (0, 0, 0), "lime")
+    b = B.Thing("b", "person", (15.0, 50.0, 30.0, 70.0), 100, 1.0, (0, 0, 0), "lime")
+    assert O.frame_boxes([a, b], "person", 12) == [b.box, a.box]            # then by y1
+    c = B.Thing("c", "person", (10.0, 90.0, 11.0, 95.0), 100, 1.0, (0, 0, 0), "lime")
+    assert O.frame_boxes([a, b, c], "person", 12) == [c.box, b.box, a.box]   # x1 first
+    assert O.frame_boxes([a, b], "forklift", 12) == []
+    assert O.frame_boxes([a, B.Thing("d", "person", None, 0, 0.0, (0, 0, 0), "lime")], "person", 12) == [a.box]
+
+
+def test_objloc_thresholds_of_a_clear_instance():
+    def t(px, vf):
+        return B.Thing("a", "person", (0.0, 0.0, 5.0, 5.0), px, vf, (0, 0, 0), "lime")
+    assert O.frame_boxes([t(12, 0.5)], "person", 12) == [(0.0, 0.0, 5.0, 5.0)]
+    assert O.frame_boxes([t(11, 0.5)], "person", 12) is None                 # seen but under the floor
+    assert O.frame_boxes([t(12, 0.49)], "person", 12) is None                # more than half hidden
+    assert O.frame_boxes([t(1, 0.9), t(0, 0.0)], "person", 12) is None
+
+
+def test_objloc_items_ids_tags_and_frames():
+    f0 = [obj("forklift_1", [120, 10, 149, 39])]                                 # no worker: the forklift is still asked
+    f1 = [obj("person_1", [15, 50, 24, 79], px=5), obj("amr_1", [50, 90, 69, 109]), obj("forklift_2", [0, 0, 29, 29])]
+    clip = clip_of([f0, f1], numbers=[0, 15])
+    got = O.items_for_clip(clip)
+    assert [it.id for it in got] == ["object_localization/warehouse_sot-pins-0/f0000-forklift",
+                                     "object_localization/warehouse_sot-pins-0/f0015-forklift",
+                                     "object_localization/warehouse_sot-pins-0/f0015-amr"]
+    assert got[0].tags == {"category": "forklift", "n_boxes": 1, "min_visible_px": 12, "lighting": "dusk"}
+    assert got[2].tags == {"category": "amr", "n_boxes": 1, "min_visible_px": 12, "lighting": "dusk"}
+    assert got[2].prompt.endswith("categories: 'mobile robot'. For each instance of the class, report bbox coordinates "
+                                  "in JSON format. Do not group instances and report only individual instances. Avoid "
+                                  "reporting duplicate instances.")
+    assert (got[1].task, got[1].domain, got[1].env, got[1].answer.category) == ("object_localization", "W",
+                                                                               "warehouse_sot", "forklift")
+    assert got[1].media == Media(kind="image", clip_id="warehouse_sot-pins-0", frame_numbers=[15], times_s=[0.5], fps=30.0,
+                                 duration_s=16.0, width=W, height=H)
+    assert [it.id for it in O.items_for_clip(clip, [1])] == [it.id for it in got[1:]]
+    assert [it.id for it in O.items_for_clip(clip, [0])] == [got[0].id]
+    assert O.items_for_clip(clip, []) == []
+    other = clip_of([f0], clip_id="warehouse_sot-pins-1")
+    assert [it.id for it in O.items([clip, other])] == [it.id for it in got] + \
+        ["object_localization/warehouse_sot-pins-1/f0000-forklift"]
+    assert O.items([]) == []
+
+
+# ------------------------------------------------------------------ box_scene
+
+def test_box_1000_rounds_every_corner_to_hundredths():
+    assert B.box_1000((1.0, 1.0, 2.0, 2.0), 3, 3) == (333.33, 333.33, 666.67, 666.67)
+    assert B.box_1000((0.0, 0.0, 160.0, 120.0), W, H) == (0.0, 0.0, 1000.0, 1000.0)
+    assert B.box_1000((2.0, 1.0, 1.0, 2.0), 3, 6) == (666.67, 166.67, 333.33, 333.33)     # x by width, y by height
+
+
+def test_a_clip_file_without_a_scene_id_is_refused(tmp_path):
+    import json
+
+    (tmp_path / "clips").mkdir()
+    (tmp_path / "clips" / "c1.json").write_text(json.dumps({"clip_id": "c1", "env": "warehouse_sot"}))
+    with pytest.raises(B.ClipInputError, match=r"^clip c1: bad scene id$"):
+        B.load_clip(tmp_path, "c1")
+    (tmp_path / "clips" / "c1.json").write_text(json.dumps({"clip_id": "c1", "env": "warehouse_sot", "scene_id": "s4"}))
+    with pytest.raises(B.ClipInputError, match=r"^clip c1 in .*s4.json"):
+        B.load_clip(tmp_path, "c1")                                  # no scene file

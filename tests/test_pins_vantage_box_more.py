@@ -109,3 +109,86 @@ def test_a_clip_file_without_a_scene_id_is_refused(tmp_path):
     (tmp_path / "clips" / "c1.json").write_text(json.dumps({"clip_id": "c1", "env": "warehouse_sot", "scene_id": "s4"}))
     with pytest.raises(B.ClipInputError, match=r"^clip c1 in .*s4.json"):
         B.load_clip(tmp_path, "c1")                                  # no scene file
+
+
+def test_image_media_takes_the_clips_frame_rate():
+    clip = clip_of([[obj("person_1", [0, 0, 9, 9])]], numbers=[50])
+    clip.doc["fps"] = 25
+    m = B.image_media(clip, clip.frames[0])
+    assert (m.fps, m.times_s, m.frame_numbers) == (25.0, [2.0], [50])
+
+
+# ------------------------------------------------------------------ Single Object Tracking
+
+from packagers.vantage_tasks import single_object_tracking as S  # noqa: E402
+
+
+def test_sot_tags_worked_examples():
+    b = (0.0, 0.0, 10.0, 10.0)
+    got = S.tags((0.0, 0.0, 123.4567, 10.0), [b, (1.23456, 0.0, 11.23456, 10.0)], "person", 2)
+    assert got == {"size": "small", "init_area": 0.001235, "motion": "stationary", "motion_range": 1.235,
+                   "occluded": False, "object_class": "person", "crowded": False, "other_tracks": 2}
+    # exactly at the size thresholds (0.007, 0.02 of the frame): medium, both
+    assert S.tags((0, 0, 1000, 7), [None], "amr", 0)["size"] == "medium"
+    assert S.tags((0, 0, 1000, 20), [None], "amr", 0)["size"] == "medium"
+    # one centre, or none: no motion at all
+    assert S.tags(b, [b], "person", 0)["motion_range"] == 0.0 and S.tags(b, [None, None], "person", 0)["motion_range"] == 0.0
+    assert S.tags(b, [None, None], "person", 0)["motion"] == "stationary"
+    # the x range and the y range: centres (5, 5), (65, 25), (35, 45) -> hypot(60, 40) = 72.111
+    got = S.tags(b, [b, (60, 20, 70, 30), (30, 40, 40, 50)], "forklift", 7)
+    assert (got["motion_range"], got["motion"], got["crowded"], got["object_class"]) == (72.111, "moderate_motion", True,
+                                                                                        "robot")
+
+
+def _sot_clip(extra=(), px=100, fps=30):
+    numbers = warehouse_sot.SOT_FRAMES
+    frames = []
+    for n in numbers:
+        x = 10 + n // 10
+        frames.append([obj("pallet_1", [0, 0, 9, 9]), obj("forklift_2", [40, 0, 41, 1], px=3),
+                       obj("person_1", [x, 50, x + 9, 79], px=px), *extra])
+    clip = clip_of(frames, numbers=numbers)
+    clip.doc["fps"] = fps
+    return clip
+
+
+def test_sot_items_tags_and_other_tracks():
+    # the pallet (no category word) and the 3-pixel forklift (not clear) come first: the worker is still a target
+    clip = _sot_clip(extra=[obj("person_2", [150, 0, 150, 0], px=1), obj("amr_1", [100, 100, 109, 109], px=50)])
+    got = S.items_for_clip(clip, [(8, 15)])
+    assert [it.tags["target"] for it in got] == ["person_1", "amr_1"]
+    p = got[0]                              # x from 10 to 20 px of 160 over frames 0..105: 62.5 in 0-1000 units
+    assert p.id == "single_object_tracking/warehouse_sot-pins-0/person_1-8f"
+    assert p.tags == {"target": "person_1", "frames": 8, "stride": 15, "size": "medium", "init_area": 0.015625,
+                      "motion": "moderate_motion", "motion_range": 62.5, "occluded": False, "object_class": "person",
+                      "crowded": False, "other_tracks": 4, "lighting": "dusk"}       # pallet, forklift, 1-px worker, AMR
+    assert got[1].tags["other_tracks"] == 4 and got[1].tags["object_class"] == "robot"
+    assert (p.domain, p.env, p.task, p.answer.object_type) == ("W", "warehouse_sot", "single_object_tracking", "person")
+    # a 3-pixel sliver of the target on a later frame is absent there; visible_px None counts as no pixel
+    clip = _sot_clip()
+    clip.frame_by_number(15)["objects"][2]["visible_px"] = 3
+    clip.frame_by_number(30)["objects"][2]["visible_px"] = None
+    (p,) = S.items_for_clip(clip, [(8, 15)])
+    assert p.answer.boxes[1] is None and p.answer.boxes[2] is None and p.answer.boxes[3] is not None
+    assert p.tags["occluded"] is True and p.tags["other_tracks"] == 2
+
+
+def test_sot_media_and_horizons():
+    clip = _sot_clip(fps=25)
+    (p,) = S.items_for_clip(clip, [(8, 15)])
+    assert p.media.fps == 25.0 and p.media.times_s == [k / 25 for k in range(0, 106, 15)]
+    assert p.media.duration_s == 16.0 and (p.media.width, p.media.height) == (W, H)
+    assert p.prompt.count("8 video frames") == 1 and '"frame_7"' in p.prompt
+    two = S.items([clip, clip_of(clip.frames and [f["objects"] for f in clip.frames], numbers=warehouse_sot.SOT_FRAMES,
+                                 clip_id="warehouse_sot-pins-1")], [(8, 15), (32, 14)])
+    assert [it.id.split("/", 1)[1] for it in two] == ["warehouse_sot-pins-0/person_1-8f", "warehouse_sot-pins-0/person_1-32f",
+                                                      "warehouse_sot-pins-1/person_1-8f", "warehouse_sot-pins-1/person_1-32f"]
+    assert [it.id for it in S.items([clip])] == [it.id for it in S.items_for_clip(clip)]
+    assert [it.tags["frames"] for it in S.items([clip])] == [8, 16, 32] and S.items([]) == []
+
+
+def test_sot_names_the_first_four_missing_frames():
+    clip = clip_of([[obj("person_1", [10, 50, 19, 79])]], numbers=[0])
+    with pytest.raises(B.ClipInputError, match=r"^clip warehouse_sot-pins-0 lacks SOT frames \[15, 30, 45, 60\]\.\.\. "
+                                               r"of 8 x 15 \(render it with env=warehouse_sot\)$"):
+        S.items_for_clip(clip)

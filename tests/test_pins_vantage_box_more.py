@@ -192,3 +192,22 @@ def test_sot_names_the_first_four_missing_frames():
     with pytest.raises(B.ClipInputError, match=r"^clip warehouse_sot-pins-0 lacks SOT frames \[15, 30, 45, 60\]\.\.\. "
                                                r"of 8 x 15 \(render it with env=warehouse_sot\)$"):
         S.items_for_clip(clip)
+
+
+def test_init_frame_drops_alpha_casts_to_bytes_and_reads_y_from_the_box():
+    import cv2
+    import numpy as np
+
+    rgba = np.full((120, 160, 4), 100, np.uint8)
+    out = S.init_frame(rgba, (250.0, 400.0, 500.0, 750.0))             # px x 40..80, y 48..90
+    assert out.shape == (120, 160, 3) and out.dtype == np.uint8
+    green = (out == (0, 255, 0)).all(axis=2)
+    assert np.nonzero(green[:, 60])[0].tolist()[-6:] == [47, 48, 49, 89, 90, 91]      # top edge at y = 48, not 60
+    assert S.init_frame(np.full((120, 160, 3), 100.7), (250.0, 400.0, 500.0, 750.0)).dtype == np.uint8
+    # the label: "TARGET" in Hershey simplex at scale 0.55, 2 px thick, its baseline 6 px above the box
+    (w, h), _ = cv2.getTextSize("TARGET", cv2.FONT_HERSHEY_SIMPLEX, 0.55, 2)
+    cols = np.nonzero(green[48 - 6 - h - 2:48 - 6 + 2].any(axis=0))[0]
+    assert cols.min() >= 39 and abs(int(cols.max()) - (40 + w)) <= 2, (cols.min(), cols.max(), w)
+    thin = np.full((120, 160, 3), 100, np.uint8)
+    cv2.putText(thin, "TARGET", (40, 42), cv2.FONT_HERSHEY_SIMPLEX, 0.55, (0, 255, 0), 1)
+    assert green[20:45].sum() > (thin[20:45] == (0, 255, 0)).all(axis=2).sum() * 1.3   # thicker than a 1-px label

@@ -142,6 +142,11 @@ def test_a_task_without_its_environment_is_one_line(warehouse_run, sot_run):
     with pytest.raises(VI.VantageItemsError, match=r"^task video_qa needs a run of warehouse; none was given "
                                                    r"\(runs: warehouse_sot\)$"):
         VI.build_items([sot_run], ["video_qa"])
+    calib = warehouse_run.parent / "calib"
+    calib.mkdir()
+    (calib / "manifest.json").write_text(json.dumps({"fingerprint": {"env": "calib"}}))
+    with pytest.raises(VI.VantageItemsError, match=r"none was given \(runs: calib, warehouse\)$"):
+        VI.build_items([warehouse_run, calib], ["single_object_tracking"])
     with pytest.raises(VI.VantageItemsError, match=r"\(runs: none\)$"):
         VI.build_items([], ["video_qa"])
     assert VI.build_items([warehouse_run], []) == []

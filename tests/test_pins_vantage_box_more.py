@@ -211,3 +211,96 @@ def test_init_frame_drops_alpha_casts_to_bytes_and_reads_y_from_the_box():
     thin = np.full((120, 160, 3), 100, np.uint8)
     cv2.putText(thin, "TARGET", (40, 42), cv2.FONT_HERSHEY_SIMPLEX, 0.55, (0, 255, 0), 1)
     assert green[20:45].sum() > (thin[20:45] == (0, 255, 0)).all(axis=2).sum() * 1.3   # thicker than a 1-px label
+
+
+# ------------------------------------------------------------------ Referring Expressions
+
+from packagers.vantage_tasks import referring_expressions as R  # noqa: E402
+
+
+def _th(tid, cat, box, color, **kw):
+    return B.Thing(tid, cat, tuple(map(float, box)), 100, 1.0, (0.0, 0.0, 0.0), color, **kw)
+
+
+def test_re_items_tags_answers_and_frames():
+    f0 = [obj("pallet_1", [0, 0, 9, 9]), obj("person_1", [70, 5, 79, 34]), obj("forklift_1", [100, 80, 129, 109])]
+    f1 = [obj("amr_1", [10, 80, 29, 99]), obj("person_2", [40, 50, 49, 79])]
+    clip = clip_of([f0, f1], numbers=[0, 15])
+    got = R.items_for_clip(clip)
+    assert [it.id for it in got] == ["referring_expressions/warehouse_sot-pins-0/f0000-person_1",
+                                     "referring_expressions/warehouse_sot-pins-0/f0000-forklift_1",
+                                     "referring_expressions/warehouse_sot-pins-0/f0015-amr_1",
+                                     "referring_expressions/warehouse_sot-pins-0/f0015-person_2"]
+    # forklift_1's lime-vested operator makes "the worker in the lime vest" match two objects
+    assert got[0].tags == {"expression": "The worker in the lime vest is located near the top of the image.",
+                           "target": "person_1", "category": "person", "same_color_distractors": 0,
+                           "uses_position": True, "uses_load": False, "lighting": "dusk"}
+    assert got[1].tags == {"expression": "The orange forklift.", "target": "forklift_1", "category": "forklift",
+                           "same_color_distractors": 0, "uses_position": False, "uses_load": False, "lighting": "dusk"}
+    assert got[2].tags["expression"] == "The grey mobile robot." and got[2].answer.category == "amr"
+    assert got[0].answer.category == "person" and got[0].answer.boxes == [(70.0, 5.0, 80.0, 35.0)]
+    assert [it.id for it in R.items_for_clip(clip, [1])] == [it.id for it in got[2:]]
+    assert [it.id for it in R.items([clip, clip])] == [it.id for it in got] * 2 and R.items([]) == []
+
+
+def test_re_load_words_are_tagged():
+    t1 = _th("forklift_1", "forklift", (10, 10, 30, 30), "orange", load=True)
+    t2 = _th("forklift_2", "forklift", (14, 14, 34, 34), "orange", load=False)
+    clip = clip_of([[obj("forklift_1", [10, 10, 29, 29]), obj("forklift_2", [14, 14, 33, 33])]],
+                   spec=SPEC.model_copy(update={"looks": {**SPEC.looks, "forklift_2": SPEC.looks["forklift_2"].model_copy(
+                       update={"color_names": {**SPEC.looks["forklift_2"].color_names, "paint": "orange"}})}}))
+    got = R.items_for_clip(clip)
+    assert [(it.tags["expression"], it.tags["uses_load"], it.tags["same_color_distractors"]) for it in got] == [
+        ("The orange forklift carrying a pallet.", True, 1), ("The orange forklift with empty forks.", True, 1)]
+    assert R.describe(t2, [t1, t2], W, H) == "The orange forklift with empty forks."
+    bare = _th("amr_1", "amr", (10, 10, 30, 30), "grey")
+    red = _th("amr_2", "amr", (12, 12, 32, 32), "grey", tote="red")
+    assert R.describe(bare, [bare, red], W, H) == "The grey mobile robot without a tote."
+    assert R._load_phrase(_th("f", "forklift", (0, 0, 1, 1), "orange", load=None)) is None
+
+
+def test_re_load_and_position_together():
+    # three orange forklifts: carrying (left, the target), carrying (right), empty (left)
+    a = _th("a", "forklift", (5, 50, 15, 60), "orange", load=True)
+    b = _th("b", "forklift", (145, 50, 155, 60), "orange", load=True)
+    c = _th("c", "forklift", (5, 20, 15, 30), "orange", load=False)
+    assert R.describe(a, [a, b, c], W, H) == "The orange forklift carrying a pallet is located near the left of the image."
+
+
+def test_re_thirds_with_margins():
+    assert R._third_word(88.0, 300.0, "l", "r", 12.0) is None and R._third_word(87.9, 300.0, "l", "r", 12.0) == "l"
+    assert R._third_word(212.0, 300.0, "l", "r", 12.0) is None and R._third_word(212.1, 300.0, "l", "r", 12.0) == "r"
+    assert R._third_word(150.0, 300.0, "l", "r", 12.0) is None
+    assert R._positions(_th("p", "person", (90, 145, 100, 155), "lime"), 300, 300) == []          # centre x 95 < 100
+    assert R._positions(_th("p", "person", (75, 145, 85, 155), "lime"), 300, 300) == ["left"]
+    assert R._positions(_th("p", "person", (145, 250, 155, 260), "lime"), 300, 300) == ["bottom"]
+    assert R._positions(_th("p", "person", (250, 20, 260, 30), "lime"), 300, 300) == ["right", "top", "top right"]
+    # a third without margin: 45 of 150 is left (< 50), 101 is right (> 100)
+    things = [_th("a", "person", (40, 40, 50, 50), "lime")]
+    assert R.resolve("The worker in the lime vest is located near the left of the image.", things, 150, 150) == ["a"]
+    assert R.resolve("The worker in the lime vest is located near the top of the image.", things, 150, 150) == ["a"]
+
+
+def test_re_clearly_outside_boundaries():
+    def out(cx, cy, pos):
+        return R._clearly_outside(_th("t", "person", (cx - 5, cy - 5, cx + 5, cy + 5), "lime"), pos, 300, 300)
+    assert out(112.5, 150, "left") and not out(112.0, 150, "left")
+    assert out(187.5, 150, "right") and not out(188.0, 150, "right")
+    assert out(150, 112.5, "top") and not out(150, 112.0, "top") and not out(150, 100.0, "top")
+    assert out(150, 187.5, "bottom") and not out(150, 188.0, "bottom")
+    assert not out(150, 80.0, "top") and out(150, 80.0, "bottom") and out(10, 150, "top right")
+
+
+def test_re_resolver_filters_by_category_and_colour():
+    f_orange_op = _th("f", "forklift", (0, 0, 9, 9), "yellow", load=False, operator_vest="orange")
+    grey_forklift = _th("g", "forklift", (20, 0, 29, 9), "grey", load=False, operator_vest="yellow")
+    orange_amr = _th("a", "amr", (40, 0, 49, 9), "orange")
+    things = [f_orange_op, grey_forklift, orange_amr]
+    assert R.resolve("The worker in the lime vest.", things, W, H) == []
+    assert R.resolve("The worker in the orange vest.", things, W, H) == ["f"]
+    assert R.resolve("The orange forklift.", things, W, H) == []
+    assert R.resolve("The grey mobile robot.", things, W, H) == []
+    assert R.resolve("The yellow forklift carrying a red tote.", things, W, H) == []
+    assert R.resolve("The yellow forklift without a tote.", things, W, H) == []
+    assert R.resolve("The orange mobile robot with empty forks.", things, W, H) == []
+    assert R.resolve("The orange mobile robot without a tote.", things, W, H) == ["a"]

@@ -291,3 +291,25 @@ def test_opencv_tracker_on_a_box_it_cannot_hold_and_its_thread_setting():
     # a box on the frame's edge stays inside [0, 1000]
     edge = T.opencv_track(sot([(950.0, 0.0, 1000.0, 100.0)] + gt[1:]), frames, "CSRT")
     assert all(b is None or (0 <= b[0] < b[2] <= 1000 and 0 <= b[1] < b[3] <= 1000) for b in edge)
+
+
+def test_objloc_records_read_boxes_and_crowds_are_cut_at_300_per_image():
+    assert G.grade(objloc([(0.0, 0.0, 8.0, 6.0)]), "[[0, 0, 50, 50]]")["parsed_ok"] is True
+    # 310 people (8 x 6 px each, 0-1000 values exact), every one answered: F1 counts all of them, COCO AP and
+    # AR keep the first 300 detections of the image (maxDets 300, vantage_metrics.md §4)
+    gt = [(8.0 * (k % 20), 6.0 * (k // 20), 8.0 * (k % 20) + 8, 6.0 * (k // 20) + 6) for k in range(310)]
+    it = objloc(gt)
+    reply = json.dumps([[b[0] * 1000 / W, b[1] * 1000 / H, b[2] * 1000 / W, b[3] * 1000 / H] for b in gt])
+    m = G.task_metrics([it], [G.grade(it, reply)])
+    for c in ("strict", "vantage"):
+        assert m[c]["f1@0.5"] == 1.0 and m[c]["n_pred"] == 310
+        assert m[c]["coco_ar"] == pytest.approx(300 / 310)
+        assert m[c]["coco_ap"] == pytest.approx(np.mean(np.linspace(0, 1, 101) <= 300 / 310))
+
+
+def test_metric_values_are_made_json_ready_at_any_depth():
+    out = G._plain({"a": [np.float64(1.5), (np.int64(2), {"b": np.float32(0.25)})], 3: np.bool_(True),
+                    "units": np.zeros(2)})
+    assert out == {"a": [1.5, [2, {"b": 0.25}]], "3": True}
+    assert type(out["a"][0]) is float and type(out["a"][1][0]) is int and type(out["3"]) is bool
+    json.dumps(out, allow_nan=False)

@@ -78,7 +78,12 @@ def benchmark():
 
 
 ITEMS, REPLIES = benchmark()
-RESULT = S.model_result(ITEMS, REPLIES, "model-a", n_resamples=N)
+
+
+@pytest.fixture(scope="module")
+def result():
+    """Computed in a fixture, not at import: mutmut runs each mutant's tests after the import."""
+    return S.model_result(ITEMS, REPLIES, "model-a", n_resamples=N)
 
 # task -> (strict, vantage) primary score x100, from the notes' worked examples
 EXPECTED = {
@@ -96,10 +101,10 @@ N_UNITS = {"event_verification": (8, 8), "video_qa": (2, 2), "temporal_localizat
            "object_localization": (1, 1), "single_object_tracking": (1, 1)}
 
 
-def test_each_task_scores_its_worked_example_x100_in_both_rule_sets():
-    assert list(RESULT["tasks"]) == list(TASKS)
+def test_each_task_scores_its_worked_example_x100_in_both_rule_sets(result):
+    assert list(result["tasks"]) == list(TASKS)
     for task, (strict, vantage) in EXPECTED.items():
-        res = RESULT["tasks"][task]
+        res = result["tasks"][task]
         assert res["n_items"] == sum(it.task == task for it in ITEMS)
         for c, want, n in zip(("strict", "vantage"), (strict, vantage), N_UNITS[task]):
             cell = res[c]
@@ -110,77 +115,79 @@ def test_each_task_scores_its_worked_example_x100_in_both_rule_sets():
             assert cell["low"] <= cell["score"] + 1e-9 and cell["score"] <= cell["high"] + 1e-9, (task, c)
 
 
-def test_the_metrics_are_the_graders_and_a_single_unit_has_no_spread():
-    sot = RESULT["tasks"]["single_object_tracking"]["vantage"]
+def test_the_metrics_are_the_graders_and_a_single_unit_has_no_spread(result):
+    sot = result["tasks"]["single_object_tracking"]["vantage"]
     assert sot["metrics"]["mean_iou"] == pytest.approx(0.578278, abs=1e-6)
     assert sot["metrics"]["freeze_rate"] == pytest.approx(0.5)
     assert sot["low"] == sot["score"] == sot["high"]                          # one tracklet: every resample the same
-    tl = RESULT["tasks"]["temporal_localization"]
+    tl = result["tasks"]["temporal_localization"]
     assert tl["vantage"]["metrics"]["r@0.5"] == pytest.approx(1 / 3) and tl["strict"]["metrics"]["n_unparsed"] == 1
-    ev = RESULT["tasks"]["event_verification"]
+    ev = result["tasks"]["event_verification"]
     assert ev["vantage"]["metrics"]["n_scored"] == 7 and ev["strict"]["metrics"]["n_scored"] == 8
-    assert RESULT["tasks"]["object_localization"]["strict"]["metrics"]["f1@0.5"] == 1.0
+    assert result["tasks"]["object_localization"]["strict"]["metrics"]["f1@0.5"] == 1.0
 
 
-def test_intervals_resample_the_tasks_unit_with_the_models_seed():
+def test_intervals_resample_the_tasks_unit_with_the_models_seed(result):
     for task in ("video_qa", "referring_expressions", "spatial_pointing"):
         for c in ("strict", "vantage"):
-            cell = RESULT["tasks"][task][c]
-            recs = [r for r in RESULT["records"] if r["task"] == task]
+            cell = result["tasks"][task][c]
+            recs = [r for r in result["records"] if r["task"] == task]
             values = [float(v) for v in (
                 [r["correct"] for r in recs] if task == "video_qa" else
                 [r["score"][c]["correct"] for r in recs] if task == "spatial_pointing" else
                 [r["score"][c]["iou"] for r in recs])]
             ci = vu.bootstrap_ci(vu.mean_statistic(values), len(values), N, seed=vu.cell_seed("model-a", task, c))
             assert (cell["low"], cell["high"]) == (pytest.approx(100 * ci.low), pytest.approx(100 * ci.high))
-    ev = RESULT["tasks"]["event_verification"]["strict"]
-    codes = [[r[k] for r in RESULT["records"] if r["task"] == "event_verification"] for k in ("truth", "parsed")]
+    ev = result["tasks"]["event_verification"]["strict"]
+    codes = [[r[k] for r in result["records"] if r["task"] == "event_verification"] for k in ("truth", "parsed")]
     from scorers.vantage_metrics import ev_codes
     ci = vu.bootstrap_ci(vu.ev_statistic(ev_codes(codes[0]), ev_codes(codes[1]), "strict"), 8, N,
                          seed=vu.cell_seed("model-a", "event_verification", "strict"))
     assert (ev["low"], ev["high"]) == (pytest.approx(100 * ci.low), pytest.approx(100 * ci.high))
 
 
-def test_another_model_name_draws_other_resamples_and_the_same_name_the_same():
-    again = S.model_result(ITEMS, REPLIES, "model-a", n_resamples=N)
-    other = S.model_result(ITEMS, REPLIES, "model-b", n_resamples=N)
-    cells = [(t, c) for t in ("referring_expressions", "event_verification") for c in ("strict", "vantage")]
-    for t, c in cells:
-        assert (again["tasks"][t][c]["low"], again["tasks"][t][c]["high"]) == \
-            (RESULT["tasks"][t][c]["low"], RESULT["tasks"][t][c]["high"])
-        assert other["tasks"][t][c]["score"] == RESULT["tasks"][t][c]["score"]
-    assert any((other["tasks"][t][c]["low"], other["tasks"][t][c]["high"]) !=
-               (RESULT["tasks"][t][c]["low"], RESULT["tasks"][t][c]["high"]) for t, c in cells)
+def test_another_model_name_draws_other_resamples_and_the_same_name_the_same(result):
+    moved = []
+    for task in ("referring_expressions", "event_verification"):
+        its = [it for it in ITEMS if it.task == task]
+        recs = [r for r in result["records"] if r["task"] == task]
+        again, other = (S.task_result(task, its, recs, m, n_resamples=N) for m in ("model-a", "model-b"))
+        for c in ("strict", "vantage"):
+            cell = result["tasks"][task][c]
+            assert (again[c]["low"], again[c]["high"]) == (cell["low"], cell["high"])
+            assert other[c]["score"] == cell["score"]
+            moved.append((other[c]["low"], other[c]["high"]) != (cell["low"], cell["high"]))
+    assert any(moved)
 
 
-def test_pillars_and_overall_are_app_d5s_means_of_the_scores():
+def test_pillars_and_overall_are_app_d5s_means_of_the_scores(result):
     for c, k in (("strict", 0), ("vantage", 1)):
         e = {t: v[k] for t, v in EXPECTED.items()}
         sem = (e["video_qa"] + e["event_verification"]) / 2
         spa = (e["spatial_pointing"] + e["referring_expressions"] + e["object_localization"]) / 3
         tem = (e["temporal_localization"] + e["dense_captioning"]) / 2
         sot = e["single_object_tracking"]
-        p = RESULT["pillars"][c]
+        p = result["pillars"][c]
         assert (p["semantic"], p["spatial"], p["temporal"], p["spatio_temporal"]) == pytest.approx(
             (sem, spa, tem, sot), abs=1e-3)
         assert p["overall"] == pytest.approx((sem + spa + tem + sot) / 4, abs=1e-3)
-    assert RESULT["pillars"]["vantage"]["overall"] == pytest.approx(60.3026, abs=1e-4)   # (60.4167 + 61.1111 + 60.9524 + 58.7302) / 4
+    assert result["pillars"]["vantage"]["overall"] == pytest.approx(60.3026, abs=1e-4)   # (60.4167 + 61.1111 + 60.9524 + 58.7302) / 4
 
 
-def test_records_follow_the_items_and_a_missing_reply_is_graded_as_empty():
-    assert [r["id"] for r in RESULT["records"]] == [it.id for it in ITEMS]
-    assert RESULT["model"] == "model-a" and RESULT["n_answered"] == len(ITEMS) - 1 == 25
-    missing = next(r for r in RESULT["records"] if r["id"] == "dense_captioning/c/1")
+def test_records_follow_the_items_and_a_missing_reply_is_graded_as_empty(result):
+    assert [r["id"] for r in result["records"]] == [it.id for it in ITEMS]
+    assert result["model"] == "model-a" and result["n_answered"] == len(ITEMS) - 1 == 25
+    missing = next(r for r in result["records"] if r["id"] == "dense_captioning/c/1")
     assert missing["parsed"] is None and missing["score"] == 0.0
-    box = next(r for r in RESULT["records"] if r["task"] == "referring_expressions")
+    box = next(r for r in result["records"] if r["task"] == "referring_expressions")
     assert box["parsed_ok"] and box["parsed"] == {"boxes": [[100.0, 100.0, 200.0, 300.0]]}
-    assert "correct" in next(r for r in RESULT["records"] if r["task"] == "video_qa")
+    assert "correct" in next(r for r in result["records"] if r["task"] == "video_qa")
     assert S.grade(ITEMS[0], REPLIES[ITEMS[0].id])["parsed_ok"] is True
     assert S.grade_all(ITEMS[:2], {}) == [S.grade(ITEMS[0], None), S.grade(ITEMS[1], None)]
 
 
-def test_primary_table_is_tasks_by_rule_sets():
-    table = S.primary_table(RESULT)
+def test_primary_table_is_tasks_by_rule_sets(result):
+    table = S.primary_table(result)
     assert table.shape == (8, 2)
     want = np.array([EXPECTED[t] for t in TASKS])
     assert np.allclose(table, want, atol=1e-4)
@@ -197,7 +204,7 @@ def test_an_absent_or_unscorable_task_is_none_and_so_are_its_pillars():
                                         "spatio_temporal": None, "overall": None}
     table = S.primary_table(res)
     assert table[0, 0] == 0.0 and math.isnan(table[0, 1]) and np.isnan(table[1:]).all()
-    full = S.model_result(ITEMS, {}, "m", n_resamples=N)
+    full = S.model_result(ITEMS, {}, "m", n_resamples=20)
     assert full["n_answered"] == 0
     assert full["pillars"]["strict"] == pillar_scores({t: full["tasks"][t]["strict"]["score"] for t in TASKS})
     assert full["tasks"]["single_object_tracking"]["vantage"]["score"] == pytest.approx(100 / 21)  # IoU >= 0
@@ -210,3 +217,12 @@ def test_records_without_a_parsed_answer_score_as_no_answer():
         res = S.task_result(task, its, [{"id": it.id, "task": task} for it in its], "m", n_resamples=N)
         assert (res["strict"]["score"], res["vantage"]["score"]) == (pytest.approx(strict), pytest.approx(vantage))
         assert res["n_items"] == len(its)
+
+
+def test_an_image_with_nothing_to_find_and_nothing_found_splits_the_rule_sets():
+    """micro F1 with no prediction and no GT box: strict 1 (nothing missed), vantage 0 (the harness's 2PR/(P+R))."""
+    empty = item("object_localization", 9, BoxesAnswer(task="object_localization", boxes=[], category="amr"),
+                 media("image", w=1000, h=1000))
+    res = S.task_result("object_localization", [empty], [S.grade(empty, "[]")], "m", n_resamples=N)
+    assert (res["strict"]["score"], res["vantage"]["score"]) == (100.0, 0.0)
+    assert (res["strict"]["low"], res["strict"]["high"], res["vantage"]["high"]) == (100.0, 100.0, 0.0)

@@ -146,3 +146,27 @@ def test_tracker_frames_refuse_a_row_without_its_frames(tmp_path, cells):
 def test_tracker_frames_need_an_export(tmp_path):
     with pytest.raises(D.VantageDataError, match="not a vantage export"):
         D.tracker_frames(tmp_path)
+
+
+def test_tracker_frames_are_rgb_whatever_the_stored_mode_and_a_one_frame_row_is_frame_0(tmp_path):
+    buf = io.BytesIO()
+    PILImage.fromarray(np.full((4, 6), 77, np.uint8), mode="L").save(buf, format="PNG")    # grayscale frame 0
+    write(tmp_path, "single_object_tracking", [
+        {"id": "single_object_tracking/c/one", "frame0": {"bytes": buf.getvalue(), "path": None},
+         "images": [_png(20), _png(30)]},                    # the marked frame 0 and the crop: no later frame
+        {"id": "single_object_tracking/c/two", "frame0": _png(10), "images": [_png(20), _png(30), _png(40)]}])
+    frames = D.tracker_frames(tmp_path)
+    (f0,) = frames["single_object_tracking/c/one"]
+    assert f0.shape == (4, 6, 3) and (f0 == 77).all()
+    assert [int(f[0, 0, 0]) for f in frames["single_object_tracking/c/two"]] == [10, 40]
+
+
+def test_an_error_quotes_the_first_line_of_its_cause_up_to_200_characters(tmp_path):
+    msg = _error(tmp_path / "a", "event_verification", [row(EV_A, answer='{"task": "event_verification"}')])
+    assert msg.endswith("is not a valid item (1 validation error for VantageItem)")
+    # a shard lacking a column: pyarrow's first line names it and the schema's first field (here 300 characters
+    # long), cut at 200
+    no_answer = {"f" * 300: 1, **{k: v for k, v in row(EV_A).items() if k != "answer"}}
+    msg = _error(tmp_path / "b", "event_verification", [no_answer])
+    cause = msg.split("unreadable shard (", 1)[1]
+    assert cause.endswith(")") and len(cause) == 201 and "answer" in cause

@@ -80,9 +80,10 @@ def benchmark():
 ITEMS, REPLIES = benchmark()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture()
 def result():
-    """Computed in a fixture, not at import: mutmut runs each mutant's tests after the import."""
+    """Computed per test, not at import or once per module: mutmut runs a mutant's tests after the
+    import and counts a module fixture's calls for the first test that uses it only."""
     return S.model_result(ITEMS, REPLIES, "model-a", n_resamples=N)
 
 # task -> (strict, vantage) primary score x100, from the notes' worked examples

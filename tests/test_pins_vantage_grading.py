@@ -133,6 +133,8 @@ def test_temporal_metrics_are_section_5s_worked_example():
     assert strict["miou"] == pytest.approx((0.714286 + 0.5) / 4, abs=1e-6) and strict["r@0.5"] == 0.5
     assert (strict["n_queries"], strict["n_videos"], strict["n_unparsed"]) == (4, 2, 1)
     assert G.set_metrics("temporal_localization", recs) == strict
+    assert G.temporal_localization_metrics(recs) == strict                 # strict is every grader's default
+    assert G.video_qa_metrics(recs[:0]) == G.video_qa_metrics(recs[:0], "vantage")
 
 
 def test_dense_captioning_metrics_drop_silent_videos_in_vantage_rules_only():

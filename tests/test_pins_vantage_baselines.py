@@ -85,3 +85,9 @@ def test_box_references_score_perfectly_in_both_rule_sets(it):
         assert got == pytest.approx(want, abs=1e-12), c
     if it.task == "object_localization":        # every box's vantage IoU is 1: the truncated pixels are the truth's
         assert rec["score"]["vantage"]["tp@0.5"] == 2 and rec["score"]["vantage"]["n_pred"] == 2
+
+
+def test_an_unknown_baseline_is_a_one_line_error_naming_the_known_ones():
+    from scorers.vantage_baselines import score_baseline
+    with pytest.raises(ValueError, match=r"^unknown baseline 'sam3'; known: \['always_yes', 'whole_clip'\]$"):
+        score_baseline("sam3", [EV])

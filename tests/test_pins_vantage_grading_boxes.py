@@ -291,3 +291,113 @@ def test_opencv_tracker_on_a_box_it_cannot_hold_and_its_thread_setting():
     # a box on the frame's edge stays inside [0, 1000]
     edge = T.opencv_track(sot([(950.0, 0.0, 1000.0, 100.0)] + gt[1:]), frames, "CSRT")
     assert all(b is None or (0 <= b[0] < b[2] <= 1000 and 0 <= b[1] < b[3] <= 1000) for b in edge)
+
+
+def test_objloc_records_read_boxes_and_crowds_are_cut_at_300_per_image():
+    assert G.grade(objloc([(0.0, 0.0, 8.0, 6.0)]), "[[0, 0, 50, 50]]")["parsed_ok"] is True
+    # 310 people (8 x 6 px each, 0-1000 values exact), every one answered: F1 counts all of them, COCO AP and
+    # AR keep the first 300 detections of the image (maxDets 300, vantage_metrics.md §4)
+    gt = [(8.0 * (k % 20), 6.0 * (k // 20), 8.0 * (k % 20) + 8, 6.0 * (k // 20) + 6) for k in range(310)]
+    it = objloc(gt)
+    reply = json.dumps([[b[0] * 1000 / W, b[1] * 1000 / H, b[2] * 1000 / W, b[3] * 1000 / H] for b in gt])
+    m = G.task_metrics([it], [G.grade(it, reply)])
+    for c in ("strict", "vantage"):
+        assert m[c]["f1@0.5"] == 1.0 and m[c]["n_pred"] == 310
+        assert m[c]["coco_ar"] == pytest.approx(300 / 310)
+        assert m[c]["coco_ap"] == pytest.approx(np.mean(np.linspace(0, 1, 101) <= 300 / 310))
+
+
+def test_metric_values_are_made_json_ready_at_any_depth():
+    out = G._plain({"a": [np.float64(1.5), (np.int64(2), {"b": np.float32(0.25)})], 3: np.bool_(True),
+                    "units": np.zeros(2)})
+    assert out == {"a": [1.5, [2, {"b": 0.25}]], "3": True}
+    assert type(out["a"][0]) is float and type(out["a"][1][0]) is int and type(out["3"]) is bool
+    json.dumps(out, allow_nan=False)
+
+
+class _ScriptedTracker:
+    """Stands in for an OpenCV tracker: records what it is given, answers `script` per update
+    ((ok, (x, y, w, h)) in frame pixels, or "raise" for a cv2.error)."""
+
+    def __init__(self, script, log):
+        self.script, self.log = list(script), log
+
+    def init(self, frame, rect):
+        import cv2
+        self.log.append(("init", frame.shape, rect, frame[0, 0].tolist(), cv2.getNumThreads()))
+
+    def update(self, frame):
+        import cv2
+        self.log.append(("update", frame[0, 0].tolist(), cv2.getNumThreads()))
+        step = self.script.pop(0)
+        if step == "raise":
+            raise cv2.error("lost")
+        return step
+
+
+def _scripted(monkeypatch, script):
+    import cv2
+    log: list = []
+    monkeypatch.setattr(cv2, "TrackerCSRT_create", lambda: _ScriptedTracker(script, log))
+    return log
+
+
+def test_opencv_track_scales_clips_and_drops_what_the_tracker_reports(monkeypatch):
+    """Frames 200 x 100 px (0-1000 = px x 5 across, x 10 down), shown as RGB, given to OpenCV as BGR."""
+    frames = [np.zeros((100, 200, 3), np.uint8) for _ in range(8)]
+    for k, f in enumerate(frames):
+        f[..., 0] = 10 * k                                                 # red channel = frame number x 10
+    gt = [(100.0, 200.0, 300.0, 600.0)] + [None] * 7                       # px (20, 20) .. (60, 60)
+    log = _scripted(monkeypatch, [
+        (True, (30, 40, 10, 20)),        # inside: (150, 400, 200, 600)
+        "raise",                          # lost on a cv2.error: None, tracking goes on
+        (False, (0, 0, 5, 5)),           # reported lost: None
+        (True, (-10, -5, 30, 20)),       # past the top-left corner: clipped to 0
+        (True, (190, 90, 30, 30)),       # past the bottom-right corner: clipped to 1000
+        (True, (50, 50, 0, 10)),         # zero width
+        (True, (50, 50, 10, 0)),         # zero height
+    ])
+    track = T.opencv_track(sot(gt), frames)
+    assert track == [gt[0], (150.0, 400.0, 200.0, 600.0), None, None, (0.0, 0.0, 100.0, 150.0),
+                     (950.0, 900.0, 1000.0, 1000.0), None, None]
+    kind, shape, rect, pixel, threads = log[0]
+    assert kind == "init" and shape == (100, 200, 3) and rect == (20, 20, 40, 40)
+    assert pixel == [0, 0, 0] and threads == 1                             # frame 0, one thread
+    assert [e[1] for e in log[1:]] == [[0, 0, 10 * k] for k in range(1, 8)]   # BGR: red is last
+    assert all(e[2] == 1 for e in log[1:])
+
+
+def test_opencv_track_boxes_under_a_pixel_and_a_one_frame_item(monkeypatch):
+    frames = [np.zeros((100, 200, 3), np.uint8) for _ in range(2)]
+    log = _scripted(monkeypatch, [(True, (0.2, 0.2, 0.4, 0.4))])
+    tiny = sot([(1.0, 1.0, 2.0, 2.0), None])                               # 0.2 x 0.1 px
+    assert T.opencv_track(tiny, frames) == [(1.0, 1.0, 2.0, 2.0), (1.0, 2.0, 3.0, 6.0)]
+    assert log[0][2] == (0, 0, 1, 1)                                      # at least one pixel each way
+    one = sot([(100.0, 200.0, 300.0, 600.0)])
+    _scripted(monkeypatch, [])
+    assert T.opencv_track(one, frames[:1]) == [(100.0, 200.0, 300.0, 600.0)]
+
+
+def test_only_the_named_trackers_are_created():
+    import cv2
+    assert hasattr(cv2, "TrackerMIL_create")                               # OpenCV has it, the baselines do not
+    with pytest.raises(T.TrackerUnavailable, match="no TrackerMIL_create"):
+        T._create("MIL")
+
+
+def test_random_box_positions_cover_the_frame_and_are_per_item():
+    n = 4000
+    gt = [(100.0, 400.0, 225.0, 650.0)] + [None] * (n - 1)
+    a = T.random_track(sot(gt, "single_object_tracking/c/a"))
+    b = T.random_track(sot(gt, "single_object_tracking/c/b"))
+    assert len(a) == n and a[0] == gt[0] and a[1:] != b[1:]                # one box per shown frame, seeded per item
+    xs, ys = np.array([r[0] for r in a[1:]]), np.array([r[1] for r in a[1:]])
+    x2, y2 = np.array([r[2] for r in a[1:]]), np.array([r[3] for r in a[1:]])
+    assert xs.min() >= 0 and ys.min() >= 0 and x2.max() <= 1000 and y2.max() <= 1000
+    assert xs.min() < 1 and ys.min() < 1 and x2.max() > 999 and y2.max() > 999   # uniform over every position
+    # the published floor is reproducible: the first random box of this item and seed (cell_seed of
+    # "vantage", "sot_random_box", the seed and the item id)
+    assert a[1] == pytest.approx(RANDOM_BOX_1, abs=1e-9)
+
+
+RANDOM_BOX_1 = (650.6451492234069, 230.5409319790881, 775.6451492234069, 480.5409319790881)

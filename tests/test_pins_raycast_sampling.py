@@ -1,0 +1,122 @@
+"""More pins for geometry/raycast.py: surface sampling of degenerate and unequal-area objects, the
+systematic sample's offset, seeds taken modulo 2^63, the near plane as a strict bound, and the
+projected box of an object wholly off one side of the frame. Unit-level (open3d only), no Blender."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import trimesh
+
+from geometry.raycast import Raycaster, SceneMesh, in_frame_mask, sample_surface, visibility_stats
+
+W, H = 40, 30
+F = 20.0
+K = np.array([[F, 0, (W - 1) / 2], [0, F, (H - 1) / 2], [0, 0, 1]], dtype=np.float64)
+EYE = np.eye(4)
+
+
+def card(x0, x1, y0, y1, z, oid=1, name="card"):
+    v = np.array([[x0, y0, z], [x0, y1, z], [x1, y1, z], [x1, y0, z]], float)
+    return oid, name, trimesh.Trimesh(v, [[0, 1, 2], [0, 2, 3]], process=False)
+
+
+def degenerate(oid=1):
+    """Three collinear vertices: one triangle of zero area."""
+    v = np.array([[0.0, 0.0, 2.0], [1.0, 0.0, 2.0], [2.0, 0.0, 2.0]])
+    return oid, "stick", trimesh.Trimesh(v, [[0, 1, 2]], process=False)
+
+
+# ------------------------------------------------------------------ sample_surface
+
+def test_zero_area_object_gives_its_vertices_only_with_zero_normals():
+    m = SceneMesh.from_trimesh_parts([degenerate()])
+    for n in (0, 1, 100):
+        pts, nrm, w = sample_surface(m, 1, n_interior=n)
+        assert len(pts) == 3 and len(nrm) == 3 and w.tolist() == [0.0, 0.0, 0.0]
+        assert np.array_equal(nrm, np.zeros((3, 3)))                  # no direction, not nan
+    # a vertex whose faces' normals cancel (a two-sided card) has a zero normal too
+    v = np.array([[0, 0, 2], [1, 0, 2], [0, 1, 2]], float)
+    two = SceneMesh.from_trimesh_parts([(1, "two_sided", trimesh.Trimesh(v, [[0, 1, 2], [0, 2, 1]], process=False))])
+    _, nrm, _ = sample_surface(two, 1, n_interior=0)
+    assert np.array_equal(nrm, np.zeros((3, 3)))
+
+
+def test_one_interior_sample_carries_the_whole_area():
+    m = SceneMesh.from_trimesh_parts([card(0, 2, 0, 3, 2.0)])
+    pts, _, w = sample_surface(m, 1, n_interior=1, seed=5)
+    assert len(pts) == 4 + 1 and w.tolist() == [0.0] * 4 + [6.0]
+    assert 0 <= pts[4, 0] <= 2 and 0 <= pts[4, 1] <= 3
+
+
+def test_default_interior_count_is_2000():
+    m = SceneMesh.from_trimesh_parts([card(0, 1, 0, 1, 2.0)])
+    pts, _, w = sample_surface(m, 1)
+    assert len(pts) == 4 + 2000 and w[4:] == pytest.approx(np.full(2000, 1.0 / 2000))
+
+
+def test_vertex_normals_are_weighted_by_face_area_on_an_unequal_box():
+    # a 1 x 2 x 4 box: a corner's faces have areas 2, 4 and 8 m^2, so the weights matter (a cube's do not)
+    m = SceneMesh.from_trimesh_parts([(1, "box", trimesh.creation.box(extents=(1.0, 2.0, 4.0)))])
+    pts, nrm, _ = sample_surface(m, 1, n_interior=0)
+    v, t = m.vertices.astype(float), m.triangles
+    for i in range(len(pts)):
+        acc = sum(np.cross(v[b] - v[a], v[c] - v[a]) for a, b, c in t if i in (a, b, c))  # 2 * area * normal
+        np.testing.assert_allclose(nrm[i], acc / np.linalg.norm(acc), atol=1e-9)
+
+
+def test_a_face_with_a_thousandth_of_the_area_is_rarely_sampled():
+    # systematic sampling: targets (k + r) * total / n with r in [0, 1); a face holding 0.1 % of the
+    # area at the start of the cumulative sum gets one of 10 samples with probability 1 %
+    tiny = (1, "tiny", trimesh.Trimesh(np.array([[0, 0, 2], [0.01, 0, 2], [0, 0.04, 2]], float), [[0, 1, 2]],
+                                       process=False))
+    big = card(5, 6, 0, 0.2, 2.0, name="tiny")                         # 0.2 m^2 vs 0.0002 m^2
+    m = SceneMesh.from_trimesh_parts([tiny, big])
+    hits = 0
+    for seed in range(30):
+        pts, _, _ = sample_surface(m, 1, n_interior=10, seed=seed)
+        hits += int((pts[7:, 0] < 1).sum())                            # interior samples on the tiny face
+    assert hits <= 2
+
+
+def test_seed_is_taken_modulo_2_to_the_63():
+    m = SceneMesh.from_trimesh_parts([card(0, 1, 0, 1, 2.0, oid=3)])
+    a, _, _ = sample_surface(m, 3, n_interior=20, seed=-1)              # a negative seed is allowed
+    b, _, _ = sample_surface(m, 3, n_interior=20, seed=(1 << 63) - 1)
+    c, _, _ = sample_surface(m, 3, n_interior=20, seed=1 << 63)
+    d, _, _ = sample_surface(m, 3, n_interior=20, seed=0)
+    assert np.array_equal(a, b) and np.array_equal(c, d) and not np.array_equal(a, d)
+    big = SceneMesh.from_trimesh_parts([card(0, 1, 0, 1, 2.0, oid=(1 << 31) - 1)])
+    e, _, _ = sample_surface(big, (1 << 31) - 1, n_interior=20, seed=0)
+    assert e.shape == (24, 3)
+
+
+# ------------------------------------------------------------------ the near plane
+
+def test_in_frame_near_bound_is_strict():
+    pts = np.array([[0.0, 0.0, 2.0], [0.0, 0.0, 2.0 + 1e-9], [0.0, 0.0, 1e-6], [0.0, 0.0, 2e-6]])
+    assert in_frame_mask(pts[:2], K, EYE, W, H, near=2.0).tolist() == [False, True]
+    assert in_frame_mask(pts[2:], K, EYE, W, H).tolist() == [False, True]
+
+
+def test_bbox_leaves_out_a_vertex_exactly_on_the_near_plane():
+    # camera 1e-6 m behind z = 0: the card's vertex at z = 0 is exactly on the near plane, so the box
+    # spans the three vertices at z = 2 only (the one at z = 0 would project 20 000 px to the right)
+    v = np.array([[0.001, 0.0, 0.0], [0.0, 0.5, 2.0], [-0.5, 0.5, 2.0], [-0.5, 0.0, 2.0]], float)
+    m = SceneMesh.from_trimesh_parts([(1, "card", trimesh.Trimesh(v, [[0, 1, 2], [0, 2, 3]], process=False))])
+    pose = np.eye(4)
+    pose[2, 3] = -1e-6
+    s = visibility_stats(Raycaster(m), m, 1, K, pose, W, H, n_interior=0)
+    z = 2.0 + 1e-6
+    u = (W - 1) / 2 + F * np.array([0.0, -0.5, -0.5]) / z
+    vv = (H - 1) / 2 + F * np.array([0.5, 0.5, 0.0]) / z
+    assert s.bbox_fraction == pytest.approx((u.max() - u.min()) * (vv.max() - vv.min()) / (W * H))
+
+
+# ------------------------------------------------------------------ off one side of the frame
+
+@pytest.mark.parametrize("rect", [(-11, -10, -0.5, 0.5), (-0.5, 0.5, -11, -10), (-11, -10, -11, -10)])
+def test_object_left_of_or_above_the_frame_has_no_box(rect):
+    # in front of the camera but wholly left of u = -0.5 or above v = -0.5: the clipped box is empty
+    m = SceneMesh.from_trimesh_parts([card(*rect, 1.0)])
+    s = visibility_stats(Raycaster(m), m, 1, K, EYE, W, H, n_interior=50)
+    assert s.bbox_fraction == 0.0 and s.in_frame_fraction == 0.0

@@ -120,3 +120,43 @@ def test_object_left_of_or_above_the_frame_has_no_box(rect):
     m = SceneMesh.from_trimesh_parts([card(*rect, 1.0)])
     s = visibility_stats(Raycaster(m), m, 1, K, EYE, W, H, n_interior=50)
     assert s.bbox_fraction == 0.0 and s.in_frame_fraction == 0.0
+
+
+# ------------------------------------------------------------------ cast: inputs and outputs
+
+def card_raycaster(z=2.5, half=1.0, oid=7):
+    return Raycaster(SceneMesh.from_trimesh_parts([card(-half, half, -half, half, z, oid=oid)]))
+
+
+def test_cast_takes_integer_directions_that_are_not_unit():
+    # an int direction (1, 0, 1) is normalised in float: the 6 x 6 m card at z = 2 is hit 2 sqrt(2) m away
+    rc = card_raycaster(z=2.0, half=3.0)
+    t, oid, tri, _ = rc.cast([0, 0, 0], [[1, 0, 1], [0, 1, 2], [0, 0, 3]])
+    assert t == pytest.approx([2.0 * np.sqrt(2.0), np.sqrt(5.0), 2.0], abs=1e-9)
+    assert oid.tolist() == [7, 7, 7]
+
+
+def test_cast_ids_are_integers():
+    rc = card_raycaster(z=2.0)
+    t, oid, tri, nrm = rc.cast(np.zeros(3), [[0, 0, 1.0], [0, 0, -1.0]])
+    assert oid.dtype == np.int32 and tri.dtype == np.int64
+    assert t.dtype == np.float64 and nrm.dtype == np.float64 and nrm.shape == (2, 3)
+
+
+def test_zero_length_directions_miss_without_dividing_by_zero():
+    import warnings
+
+    rc = card_raycaster(z=2.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                                 # no 0/0 RuntimeWarning
+        t, oid, tri, _ = rc.cast(np.zeros(3), [[0, 0, 0.0], [0, 0, 1.0]])
+    assert t[0] == np.inf and oid[0] == 0 and tri[0] == -1 and t[1] == pytest.approx(2.0)
+
+
+def test_pixel_render_normalises_a_scaled_intrinsic_matrix():
+    # K and 2 K are the same pinhole (homogeneous): the id image and the planar depth do not change
+    rc = card_raycaster(z=2.0, half=0.5)
+    ids, depth = rc.first_hit_ids_for_pixels(K, EYE, W, H)
+    ids2, depth2 = rc.first_hit_ids_for_pixels(2.0 * K, EYE, W, H)
+    assert np.array_equal(ids, ids2) and (ids == 7).sum() == 100
+    assert np.allclose(depth2[ids2 == 7], 2.0, atol=1e-6) and np.isinf(depth2[ids2 == 0]).all()

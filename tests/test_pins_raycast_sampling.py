@@ -160,3 +160,63 @@ def test_pixel_render_normalises_a_scaled_intrinsic_matrix():
     ids2, depth2 = rc.first_hit_ids_for_pixels(2.0 * K, EYE, W, H)
     assert np.array_equal(ids, ids2) and (ids == 7).sum() == 100
     assert np.allclose(depth2[ids2 == 7], 2.0, atol=1e-6) and np.isinf(depth2[ids2 == 0]).all()
+
+
+# ------------------------------------------------------------------ cast: the float64 refinement
+
+def test_cast_refines_near_far_and_unit_denominator_hits_in_float64():
+    # the mesh is float32; the refined distance is exact in float64 against the float32 plane, where
+    # open3d's own float32 t is off by ~1e-8 relative
+    near = card_raycaster(z=0.7, half=5.0)                             # closer than 1 m
+    t, *_ = near.cast([0.0, 0.0, 0.1], [0.0, 0.0, 1.0])
+    assert t[0] == pytest.approx(float(np.float32(0.7)) - 0.1, abs=1e-12)
+    far = card_raycaster(z=1000.3, half=50.0)                         # 1 km: float32 error ~6e-5 m
+    t, *_ = far.cast([0.0, 0.0, 0.1], [0.0, 0.0, 1.0])
+    assert t[0] == pytest.approx(float(np.float32(1000.3)) - 0.1, abs=1e-9)
+    # a 1 x 1 card (triangles of area 0.5, |n_raw| = 1) seen from its back, square-on: n_raw . d = 1
+    unit = card_raycaster(z=2.5, half=0.5)
+    t, oid, _, nrm = unit.cast([0.1, 0.2, 5.1], [0.0, 0.0, -1.0])
+    assert oid[0] == 7 and nrm[0].tolist() == [0.0, 0.0, -1.0]
+    assert t[0] == pytest.approx(5.1 - 2.5, abs=1e-12)
+
+
+# ------------------------------------------------------------------ degenerate faces in bulk
+
+def _sticks_and_cards(n=40):
+    """n zero-area triangles (collinear, non-zero edges) interleaved with n unit-normal ones."""
+    verts, tris = [], []
+    for k in range(n):
+        x = 3.0 * k
+        base = len(verts)
+        verts += [[x, 0, 2], [x + 1, 0, 2], [x + 2, 0, 2], [x, 1, 2], [x + 1, 1, 2], [x, 2, 2]]
+        tris += [[base, base + 1, base + 2], [base + 3, base + 4, base + 5 - 0]]
+    v = np.array(verts, float)
+    v[4::6, 1] = 2.0                                                  # the second triangle is a real one
+    return v, np.array(tris)
+
+
+def test_face_normals_are_zero_exactly_for_every_degenerate_face():
+    v, t = _sticks_and_cards()
+    m = SceneMesh(vertices=v, triangles=t, tri_object_id=np.ones(len(t)), object_ids=[1], object_names=["x"])
+    junk = [np.full((len(t), 3), 7.0) for _ in range(4)]             # leave non-zero memory behind
+    del junk
+    nrm = m.face_normals()
+    assert np.array_equal(nrm[0::2], np.zeros((len(t) // 2, 3)))
+    assert np.allclose(np.linalg.norm(nrm[1::2], axis=1), 1.0)
+
+
+def test_vertex_normals_are_zero_exactly_on_a_zero_area_object():
+    verts = np.array([[0.1 * k, 0.0, 2.0] for k in range(120)])       # 120 collinear vertices
+    tris = np.array([[k, k + 1, k + 2] for k in range(118)])
+    m = SceneMesh(vertices=verts, triangles=tris, tri_object_id=np.ones(118), object_ids=[1], object_names=["x"])
+    junk = [np.full((120, 3), 7.0) for _ in range(4)]
+    del junk
+    pts, nrm, w = sample_surface(m, 1, n_interior=50)
+    assert len(pts) == 120 and np.array_equal(nrm, np.zeros((120, 3))) and not w.any()
+
+
+def test_from_trimesh_parts_error_texts():
+    with pytest.raises(ValueError, match=r"^object ids must be >= 1$"):
+        SceneMesh.from_trimesh_parts([card(0, 1, 0, 1, 1.0, oid=0)])
+    with pytest.raises(ValueError, match=r"^object id 3 used with two names$"):
+        SceneMesh.from_trimesh_parts([card(0, 1, 0, 1, 1.0, oid=3, name="a"), card(0, 1, 0, 1, 2.0, oid=3, name="b")])

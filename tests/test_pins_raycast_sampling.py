@@ -220,3 +220,32 @@ def test_from_trimesh_parts_error_texts():
         SceneMesh.from_trimesh_parts([card(0, 1, 0, 1, 1.0, oid=0)])
     with pytest.raises(ValueError, match=r"^object id 3 used with two names$"):
         SceneMesh.from_trimesh_parts([card(0, 1, 0, 1, 1.0, oid=3, name="a"), card(0, 1, 0, 1, 2.0, oid=3, name="b")])
+
+
+# ------------------------------------------------------------------ SceneMesh normalisation
+
+def _tri(**over):
+    kw = dict(vertices=[[0, 0, 0], [1, 0, 0], [0, 1, 0]], triangles=[[0, 1, 2]], tri_object_id=[1],
+              object_ids=[1], object_names=["a"])
+    kw.update(over)
+    return SceneMesh(**kw)
+
+
+@pytest.mark.parametrize("over, text", [
+    (dict(tri_object_id=[1, 1]), "tri_object_id must have one entry per triangle"),
+    (dict(object_names=["a", "b"]), "object_ids and object_names must have equal length"),
+    (dict(triangles=[[0, 1, 3]]), "triangle index out of range"),
+    (dict(tri_object_id=[0]), "object ids must be >= 1 (0 means 'no hit')"),
+])
+def test_scene_mesh_error_texts(over, text):
+    with pytest.raises(ValueError) as err:
+        _tri(**over)
+    assert str(err.value) == text
+
+
+def test_scene_mesh_flattens_column_shaped_ids_and_names_to_1d():
+    # a loader may hand (F, 1) / (M, 1) arrays and object-dtype names: they are normalised once
+    m = _tri(tri_object_id=np.array([[1]]), object_ids=np.array([[1], [2]]),
+             object_names=np.array([["a"], ["b"]], dtype=object))
+    assert m.tri_object_id.shape == (1,) and m.object_ids.shape == (2,) and m.object_names.shape == (2,)
+    assert m.object_names.dtype.kind == "U" and m.object_name(2) == "b"

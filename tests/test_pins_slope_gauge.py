@@ -374,3 +374,13 @@ def test_ground_truth_rounds_the_display_pixel_to_3_decimals_and_the_angle_to_6(
     assert all(abs(float(a) - b) > 1e-5 for a, b in zip(uv[0], gt["display_px"]))   # rounding did something
     true = true_reading_deg(spec.roof, spec.gauge)
     assert gt["true_axis_angle_deg"] == round(true, 6) and gt["true_axis_angle_deg"] != true
+
+
+def test_ground_truth_has_no_display_pixel_for_a_display_on_the_image_plane(spec):
+    """The display centre exactly on the camera's image plane (depth 0) has no pixel, as one behind it."""
+    X = display_matrix(spec.roof, spec.gauge)[:3, 3]
+    eye = X + np.array([0.0, 1.0, 0.0])                      # beside the display, looking along +x
+    pose = pose_at(spec, eye, eye + np.array([1.0, 0.0, 0.0]))
+    _, z = project(X[None], pose.K_array(), pose.cam_to_world_array())
+    assert z[0] == 0.0
+    assert sg.ground_truth(_geo(spec), SimpleNamespace(pose=pose))["display_px"] is None

@@ -374,3 +374,25 @@ def test_ground_truth_rounds_the_display_pixel_to_3_decimals_and_the_angle_to_6(
     assert all(abs(float(a) - b) > 1e-5 for a, b in zip(uv[0], gt["display_px"]))   # rounding did something
     true = true_reading_deg(spec.roof, spec.gauge)
     assert gt["true_axis_angle_deg"] == round(true, 6) and gt["true_axis_angle_deg"] != true
+
+
+def test_ground_truth_has_no_display_pixel_for_a_display_on_the_image_plane(spec):
+    """The display centre exactly on the camera's image plane (depth 0) has no pixel, as one behind it."""
+    X = display_matrix(spec.roof, spec.gauge)[:3, 3]
+    eye = X + np.array([0.0, 1.0, 0.0])                      # beside the display, looking along +x
+    pose = pose_at(spec, eye, eye + np.array([1.0, 0.0, 0.0]))
+    _, z = project(X[None], pose.K_array(), pose.cam_to_world_array())
+    assert z[0] == 0.0
+    assert sg.ground_truth(_geo(spec), SimpleNamespace(pose=pose))["display_px"] is None
+
+
+def test_pixel_grid_ids_odd_step_rows_sit_on_integer_pixel_centres(spec):
+    """The rows as the columns: with step 5 the centres are rows 2, 7, 12, ...; an edge at v = 237.25
+    falls between the centre at row 237 and where a half-pixel shift would put it (237.5)."""
+    pose = pose_at(spec, [0.0, 0.0, 0.0], [0.0, 1.0, 0.0])             # looking along +y, v grows with -z
+    K = pose.K_array()
+    ze = (K[1, 2] - 237.25) / K[1, 1] * 2.0
+    below = trimesh.Trimesh(vertices=[[-5.0, 2.0, -5.0], [5.0, 2.0, -5.0], [5.0, 2.0, ze], [-5.0, 2.0, ze]],
+                            faces=[[0, 1, 2], [0, 2, 3]])
+    ids5 = sg.pixel_grid_ids(Raycaster(SceneMesh.from_trimesh_parts([(5, "below", below)])), pose, step=5)
+    assert np.array_equal(ids5[:, 0], np.where(np.arange(2, pose.height, 5) > 237.25, 5, 0))

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from blender_envs.infra.entrance_door import DoorAgent, Swing, swing_knots
-from blender_envs.infra.entrance_events import (COARSE_S, GRANT_LAG_S, READER_REACH_M, THRESHOLD_M, DoorGeometry,
-                                                _Coarse, derive_events, granted, passages)
+from blender_envs.infra.entrance_events import (COARSE_S, GRANT_LAG_S, LOITER_S, READER_REACH_M, THRESHOLD_M,
+                                                DoorGeometry, _Coarse, derive_events, granted, passages)
 from blender_envs.infra.entrance_layout import PANEL_SIZE
 from blender_envs.infra.people import CIVILIAN_SIZE_XY
 from geometry.timeline import Agent, Arc, Line, Path, PathTrajectory, Stationary, profile_from_phases
@@ -193,3 +193,14 @@ def test_stepping_back_to_exactly_the_reach_ends_the_badge_use():
     (ev,) = _events([p], _door([OPEN]), [1.0], t1=5.0)
     assert ev.type == "badge_use" and ev.t_start == 0.0
     assert ev.t_end == pytest.approx(2.0 + (READER_REACH_M - 0.5), abs=2e-6)
+
+
+# ------------------------------------------------------------------ loitering
+
+@pytest.mark.parametrize("t1, expected", [(LOITER_S, False), (LOITER_S + 0.05, True)])
+def test_loitering_is_a_stay_longer_than_loiter_s_not_one_as_long(t1, expected):
+    # standing in the region for the whole clip: a stay of exactly t1 seconds
+    p = _stander("person_1", (22.0, -2.0))
+    evs = _events([p], _door([OPEN]), [], t1=t1)
+    assert [(e.type, e.t_start, e.t_end, e.zone) for e in evs] == ([("loitering", 0.0, t1, "loiter_1")] if expected
+                                                                  else [])

@@ -132,7 +132,7 @@ def test_a_cyclist_hitting_a_person_and_two_cars_touching_are_collisions():
 
 # ------------------------------------------------------------------ wrong way
 
-def _rider(tid, cat, size, x0, lat, heading, v, arm_y=True):
+def _rider(tid, cat, size, x0, lat, heading, v):
     return _agent(tid, cat, _line(C[0] + x0, C[1] + lat, heading, v), size)
 
 
@@ -239,10 +239,10 @@ def test_people_are_not_stop_line_violators_and_vehicles_are_not_jaywalkers():
 def test_events_are_sorted_by_start_time_then_type():
     late = _inbound_n("car_1", CAR_LAT, 9.5)                                          # N arm, red until 10 s
     early = _rider("car_2", "car", CAR, 20.0, CAR_LAT, 0.0, 3.0)                       # wrong way from 0 s
-    evs = _derive([late, early], t1=12.0)
-    assert [e.type for e in evs] == sorted([e.type for e in evs], key=lambda k: k) or True
-    starts = [e.t_start for e in evs]
-    assert starts == sorted(starts) and evs[0].actors == ["car_2"] and "stop_line_violation" in {e.type for e in evs}
+    parked = _box("car_3", (C[0] + 20.0 + 3.0 * 4.0 + 4.5, C[1] + CAR_LAT), CAR)      # car_2 runs into it at 4 s
+    evs = _derive([late, early, parked], t1=12.0)
+    assert [e.type for e in evs] == ["wrong_way", "collision", "stop_line_violation"]
+    assert [e.t_start for e in evs] == [0.0, pytest.approx(4.0, abs=2e-6), pytest.approx(9.5, abs=2e-6)]
 
 
 def test_coarse_grid_spans_the_clip_at_coarse_s():

@@ -12,7 +12,7 @@ import pytest
 from blender_envs.infra import road_bodies
 from blender_envs.infra.intersection_events import (COARSE_S, MOVING_MPS, NEAR_MISS_GAP_M, _Coarse,
                                                     _points_to_polygon, derive_events, footprint_gap, speed)
-from blender_envs.infra.intersection_layout import (BIKE_LAT, CAR_LAT, ROAD_HALF, STOP_A, SignalPlan, crossings,
+from blender_envs.infra.intersection_layout import (BIKE_LAT, CAR_LAT, CROSS_A, ROAD_HALF, STOP_A, SignalPlan, crossings,
                                                     lanes, stop_lines)
 from geometry.timeline import Agent, Line, Path, PathTrajectory, SpeedProfile, Stationary
 
@@ -251,3 +251,45 @@ def test_coarse_grid_spans_the_clip_at_coarse_s():
     assert _Coarse([_box("car_1", (0.0, 0.0), CAR)], 0.01).ts.tolist() == [0.0, 0.01]
     car = _agent("car_1", "car", _line(0.0, 0.0, 0.0, SpeedProfile(times=[0.0, 1.0], speeds=[2.0, 6.0])), CAR)
     assert _Coarse([car], 2.0).vmax["car_1"] == pytest.approx(6.0)
+
+
+# ------------------------------------------------------------------ thresholds on other arms and road users
+
+@pytest.mark.parametrize("gap, expected", [(NEAR_MISS_GAP_M - 0.01, True), (NEAR_MISS_GAP_M + 0.01, False)])
+def test_near_miss_gap_just_inside_and_outside_for_a_motorcycle_and_a_cyclist(gap, expected):
+    """A motorcycle along -y at 8 m/s through y = 0 at 3 s; a cyclist standing beside its path, its box
+    side `gap` from the motorcycle's: footprints closer than 1 m while |y| < 1.05 + 0.9 + sqrt(1 - gap^2)."""
+    moto = _agent("motorcycle_1", "motorcycle", _line(0.0, 24.0, -90.0, 8.0), road_bodies.MOTORCYCLE_SIZE)
+    bike = _box("bicycle_1", (0.4 + gap + 0.3, 0.0), road_bodies.BICYCLE_SIZE, yaw=90.0, cat="bicycle")
+    evs = _derive([moto, bike], t1=6.0)
+    assert _kinds(evs) == ([("near_miss", ["bicycle_1", "motorcycle_1"])] if expected else [])
+    if expected:
+        half = (1.05 + 0.9 + math.sqrt(NEAR_MISS_GAP_M ** 2 - gap * gap)) / 8.0
+        assert evs[0].t_start == pytest.approx(3.0 - half, abs=2e-6)
+        assert evs[0].t_end == pytest.approx(3.0 + half, abs=2e-6)
+
+
+@pytest.mark.parametrize("dt, expected", [(0.01, True), (-0.01, False)])
+def test_stop_line_violation_on_the_w_arm_just_after_and_before_red(dt, expected):
+    """A W-arm car (inbound: +x, CAR_LAT right of the centre line, y = C - CAR_LAT) at 10 m/s whose
+    front reaches the stop line at t_red + dt (EW red from 8 s)."""
+    v, L = 10.0, CAR[0]
+    t_x = PLAN.t_red + dt
+    car = _agent("car_1", "car", _line(C[0] - STOP_A - L / 2 - v * t_x, C[1] - CAR_LAT, 0.0, v), CAR)
+    evs = _derive([car], t1=10.0)
+    assert _kinds(evs) == ([("stop_line_violation", ["car_1"])] if expected else [])
+    if expected:
+        assert evs[0].t_start == pytest.approx(t_x, abs=2e-6)
+        assert evs[0].t_end == pytest.approx(t_x + L / v, abs=2e-6)
+
+
+@pytest.mark.parametrize("along, expected", [(CROSS_A[0] + 0.01, False), (CROSS_A[0] - 0.01, True)])
+def test_jaywalking_beside_the_s_arms_zebra(along, expected):
+    """A person crossing the S arm (x from C - 6.3 to C + 6.3) at `along` m south of the centre, at
+    1.5 m/s: on the carriageway while |x - C| < ROAD_HALF, from 1/1.5 s to 11.6/1.5 s."""
+    p = _agent("person_1", "person", _line(C[0] - 6.3, C[1] - along, 0.0, 1.5, length=12.6, z=0.875), PERSON)
+    evs = _derive([p], t1=9.0)
+    assert _kinds(evs) == ([("jaywalking", ["person_1"])] if expected else [])
+    if expected:
+        assert evs[0].t_start == pytest.approx(1.0 / 1.5, abs=2e-6)
+        assert evs[0].t_end == pytest.approx((6.3 + ROAD_HALF) / 1.5, abs=2e-6)

@@ -239,3 +239,17 @@ def test_events_in_mid_clip_and_at_its_end_are_found_by_the_coarse_scan():
     half = math.sqrt(NEAR_MISS_M ** 2 - 1.45 ** 2) / 3.5
     assert ev.type == "near_miss" and ev.t_start == pytest.approx(29.8 - half, abs=2e-6)
     assert ev.t_end == pytest.approx(min(29.8 + half, 30.0), abs=2e-6)
+
+
+@pytest.mark.parametrize("d, expected", [(NEAR_MISS_M - 0.01, True), (NEAR_MISS_M + 0.01, False)])
+def test_near_miss_just_inside_and_outside_for_a_forklift_on_a_diagonal(d, expected):
+    # a forklift heading 45 degrees at 2 m/s through the origin at 4 s, a person d off its path
+    fl = _agent("forklift_1", "forklift", _line(-8.0 / math.sqrt(2), -8.0 / math.sqrt(2), 45.0, 2.0, length=20.0,
+                                                z=1.125), bodies.FORKLIFT_SIZE)
+    p = _person("person_1", (-d / math.sqrt(2), d / math.sqrt(2)))
+    evs = derive_events([fl, p], [], 8.0)
+    assert _types(evs) == ([("near_miss", ["person_1", "forklift_1"])] if expected else [])
+    if expected:
+        half = math.sqrt(NEAR_MISS_M ** 2 - d * d) / 2.0
+        assert evs[0].t_start == pytest.approx(4.0 - half, abs=2e-6)
+        assert evs[0].t_end == pytest.approx(4.0 + half, abs=2e-6)

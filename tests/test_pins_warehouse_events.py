@@ -11,6 +11,7 @@ import pytest
 from blender_envs.infra import bodies
 from blender_envs.infra.warehouse_events import (COARSE_S, MOVING_MPS, NEAR_MISS_M, _Coarse, _half_diag,
                                                  derive_events, falls, pallet_moves, speed, tilt)
+from geometry.events import ground_distance
 from geometry.timeline import (Agent, Carried, Fall, FallingAgent, Line, Path, PathTrajectory, SpeedProfile,
                                Stationary, profile_from_phases)
 
@@ -139,16 +140,17 @@ def test_half_diagonal_is_the_boxes_3d_half_diagonal():
 
 # ------------------------------------------------------------------ pickup and drop
 
-def _pallet_and_forklift(t_drop=8.0):
-    """A forklift braking to a stand at x = 0 (t = 2), lifting the pallet ahead of it over 2..3 s,
-    driving 2 m on, standing from t = 6, setting it down over 7..8 s, then driving off to the path's end."""
+def _pallet_and_forklift(t_drop=7.98):
+    """A forklift braking to a stand at x = 0 (t = 2), lifting the pallet ahead of it over 2.02..3.02 s,
+    driving 2 m on, standing from t = 6, setting it down over 6.98..7.98 s, then driving off to the path's
+    end (the lifts start and end off the 0.05 s coarse grid)."""
     sp = profile_from_phases(3.0, [("decelerate", 0.0, 2.0), ("stop", 2.0), ("accelerate", 2.0, 1.0),
                                    ("decelerate", 0.0, 1.0), ("stop", 2.0), ("accelerate", 3.0, 1.0),
                                    ("cruise", 5.0)])
     carrier = _line(-3.0, 0.0, 0.0, sp, length=20.0, z=1.125)
     f = _agent("forklift_1", "forklift", carrier, bodies.FORKLIFT_SIZE)
     pal = _agent("pallet_1", "pallet", Carried(carrier=carrier, offset=[bodies.CARRY_OFFSET_X, 0.0], z=0.072,
-                                               t_pick=2.0, t_drop=t_drop, lift_m=0.06, lift_s=1.0),
+                                               t_pick=2.02, t_drop=t_drop, lift_m=0.06, lift_s=1.0),
                  [1.2, 1.0, 0.144])
     return pal, f
 
@@ -158,22 +160,22 @@ def test_pickup_and_drop_intervals_and_the_forklift_holding_the_pallet():
     far = _agent("forklift_0", "forklift", Stationary(position=[0.0, 30.0, 1.125]), bodies.FORKLIFT_SIZE)
     evs = derive_events([far, f, pal], [], 25.0)
     assert _types(evs) == [("pickup", ["forklift_1", "pallet_1"]), ("drop", ["forklift_1", "pallet_1"])]
-    assert [(e.t_start, e.t_end) for e in evs] == [pytest.approx((2.0, 3.0), abs=2e-6),
-                                                   pytest.approx((7.0, 8.0), abs=2e-6)]
+    assert [(e.t_start, e.t_end) for e in evs] == [pytest.approx((2.02, 3.02), abs=2e-6),
+                                                   pytest.approx((6.98, 7.98), abs=2e-6)]
 
 
 def test_a_pallet_moving_with_no_forklift_under_it_has_only_itself_as_actor():
     pal, _ = _pallet_and_forklift()
     evs = pallet_moves(pal, [], _Coarse([pal], 25.0))
-    assert [(e.type, e.actors, e.t_start, e.t_end) for e in evs] == [("pickup", ["pallet_1"], 2.0, 3.0),
-                                                                    ("drop", ["pallet_1"], 7.0, 8.0)]
+    assert [(e.type, e.actors, e.t_start, e.t_end) for e in evs] == [("pickup", ["pallet_1"], 2.02, 3.02),
+                                                                    ("drop", ["pallet_1"], 6.98, 7.98)]
 
 
 def test_a_pallet_carried_away_and_never_dropped_is_one_pickup():
     pal, f = _pallet_and_forklift(t_drop=None)
     evs = derive_events([f, pal], [], 12.0)
     assert [(e.type, e.actors, e.t_start, e.t_end) for e in evs] == [
-        ("pickup", ["forklift_1", "pallet_1"], 2.0, 3.0)]
+        ("pickup", ["forklift_1", "pallet_1"], 2.02, 3.02)]
 
 
 # ------------------------------------------------------------------ falls
@@ -253,3 +255,38 @@ def test_near_miss_just_inside_and_outside_for_a_forklift_on_a_diagonal(d, expec
         half = math.sqrt(NEAR_MISS_M ** 2 - d * d) / 2.0
         assert evs[0].t_start == pytest.approx(4.0 - half, abs=2e-6)
         assert evs[0].t_end == pytest.approx(4.0 + half, abs=2e-6)
+
+
+# ------------------------------------------------------------------ exactly at the thresholds, contact, all kinds
+
+def test_walking_alongside_a_forklift_exactly_near_miss_m_away_is_no_near_miss():
+    fl = _agent("forklift_1", "forklift", _line(0.0, 0.0, 0.0, 2.0, z=1.125), bodies.FORKLIFT_SIZE)
+    beside = _agent("person_1", "person", _line(0.0, -NEAR_MISS_M, 0.0, 2.0), PERSON)
+    assert ground_distance(fl, beside, 1.3) == NEAR_MISS_M
+    assert derive_events([beside, fl], [], 3.0) == []
+    closer = _agent("person_1", "person", _line(0.0, -(NEAR_MISS_M - 0.01), 0.0, 2.0), PERSON)
+    assert [(e.type, e.t_start, e.t_end) for e in derive_events([closer, fl], [], 3.0)] == [("near_miss", 0.0, 3.0)]
+
+
+def test_a_forklift_creeping_at_exactly_moving_mps_is_standing():
+    fl = _agent("forklift_1", "forklift", _line(-0.1, 0.0, 0.0, MOVING_MPS, z=1.125), bodies.FORKLIFT_SIZE)
+    assert speed(fl, 1.0) == MOVING_MPS
+    assert derive_events([_person("person_1", (0.0, -1.2)), fl], [], 2.0) == []
+
+
+def test_a_person_brushed_by_a_moving_forklift_is_a_collision_not_a_near_miss():
+    # 0.58 + 0.28 (the person's half-width) = 0.86 > 0.75: the forklift's side touches the person in the
+    # middle of the centres' 1.5 m approach, not at its ends; its front reaches the person's back (x = -0.2)
+    p, f = _person("person_1", (0.0, -0.75)), _forklift_passing(2.5, 4.0)
+    evs = derive_events([p, f], [], 8.0)
+    assert _types(evs) == [("collision", ["person_1", "forklift_1"])]
+    assert evs[0].t_start == pytest.approx(4.0 - (1.6 + 0.2) / 2.5, abs=2e-6)
+
+
+def test_a_person_with_a_near_miss_a_zone_entry_and_a_fall_keeps_all_three():
+    p = FallingAgent(track_id="person_1", category="person", mesh="person", size=PERSON,
+                     trajectory=_line(-3.0, 0.3, 0.0, SpeedProfile(times=[0.0, 4.0, 4.001], speeds=[1.0, 1.0, 0.0])),
+                     fall=Fall(t_start=5.0, duration_s=1.0))
+    f = _forklift_passing(2.5, 2.0, y=-1.0)            # passes 1.3 m from the walker at 2 s
+    evs = derive_events([p, f], [("restricted_1", ZONE)], 8.0)
+    assert [e.type for e in evs] == ["near_miss", "zone_entry", "fall"]

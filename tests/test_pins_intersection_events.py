@@ -14,7 +14,7 @@ from blender_envs.infra.intersection_events import (COARSE_S, MOVING_MPS, NEAR_M
                                                     _points_to_polygon, derive_events, footprint_gap, speed)
 from blender_envs.infra.intersection_layout import (BIKE_LAT, CAR_LAT, CROSS_A, ROAD_HALF, STOP_A, SignalPlan, crossings,
                                                     lanes, stop_lines)
-from geometry.timeline import Agent, Line, Path, PathTrajectory, SpeedProfile, Stationary
+from geometry.timeline import Agent, Carried, Line, Path, PathTrajectory, SpeedProfile, Stationary
 
 C = [40.0, -30.0]
 PLAN = SignalPlan(first="EW", t_amber=5.0)   # EW: green < 5, amber < 8, red; NS: red < 10, green
@@ -293,3 +293,35 @@ def test_jaywalking_beside_the_s_arms_zebra(along, expected):
     if expected:
         assert evs[0].t_start == pytest.approx(1.0 / 1.5, abs=2e-6)
         assert evs[0].t_end == pytest.approx((6.3 + ROAD_HALF) / 1.5, abs=2e-6)
+
+
+def test_a_car_at_exactly_moving_mps_makes_no_near_miss():
+    car = _agent("car_1", "car", _line(-3.0, 0.0, 0.0, MOVING_MPS, length=30.0), CAR)
+    assert speed(car, 1.0) == MOVING_MPS
+    assert _derive([car, _person_at("person_1", (0.0, -(0.95 + 0.5 + 0.2)))], t1=3.0) == []
+
+
+def test_a_near_miss_with_a_person_walking_beside_the_road():
+    # the person walks -x at 1.5 m/s, 0.6 m beside the car's side; the car +x at 10 m/s: they meet at x = 0, t = 2
+    car = _agent("car_1", "car", _line(-20.0, 0.0, 0.0, 10.0), CAR)
+    p = _agent("person_1", "person", _line(3.0, -(0.95 + 0.6 + 0.28), 180.0, 1.5, z=0.875), PERSON)
+    (ev,) = _derive([car, p], t1=4.0)
+    assert (ev.type, ev.actors) == ("near_miss", ["person_1", "car_1"])
+    half = (2.25 + 0.2 + 0.8) / 11.5              # closing at 11.5 m/s; the ends' gap < 1 m while |dx| < 2.45 + 0.8
+    assert ev.t_start == pytest.approx(2.0 - half, abs=2e-6) and ev.t_end == pytest.approx(2.0 + half, abs=2e-6)
+
+
+def test_a_person_brushed_by_a_passing_car_is_a_collision_not_a_near_miss():
+    # the person's box side 0.05 m inside the car's path: contact in the middle of the near interval, not at its ends
+    car = _agent("car_1", "car", _line(-20.0, 0.0, 0.0, 10.0), CAR)
+    p = _person_at("person_1", (0.0, -(0.95 - 0.05 + 0.2)))
+    evs = _derive([car, p], t1=4.0)
+    assert _kinds(evs) == [("collision", ["car_1", "person_1"])]
+    assert evs[0].t_start == pytest.approx(2.0 - (2.25 + 0.28) / 10.0, abs=2e-6)
+
+
+def test_speed_leaves_out_vertical_motion():
+    carrier = _line(0.0, 0.0, 0.0, 0.0)
+    load = _agent("box_1", "box", Carried(carrier=carrier, offset=[1.0, 0.0], z=0.5, t_pick=1.0, lift_m=0.5, lift_s=1.0),
+                  (1.0, 1.0, 1.0))
+    assert float(load.velocity(1.5)[2]) == 0.5 and speed(load, 1.5) == 0.0

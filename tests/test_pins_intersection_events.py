@@ -325,3 +325,14 @@ def test_speed_leaves_out_vertical_motion():
     load = _agent("box_1", "box", Carried(carrier=carrier, offset=[1.0, 0.0], z=0.5, t_pick=1.0, lift_m=0.5, lift_s=1.0),
                   (1.0, 1.0, 1.0))
     assert float(load.velocity(1.5)[2]) == 0.5 and speed(load, 1.5) == 0.0
+
+
+def test_every_pairs_events_are_kept():
+    # a near miss (car_1, person_1), a rear-end collision (car_2 into car_3); person_2 far from everyone
+    car1 = _agent("car_1", "car", _line(-20.0, 0.0, 0.0, 10.0), CAR)
+    p1 = _person_at("person_1", (0.0, -(0.95 + 0.5 + 0.2)))
+    car2 = _agent("car_2", "car", _line(-10.0, 50.0, 0.0, 5.0), CAR)
+    car3 = _box("car_3", (0.0, 50.0), CAR)
+    p2 = _person_at("person_2", (0.0, 100.0))
+    evs = _derive([car1, car2, car3, p1, p2], t1=4.0)
+    assert sorted(_kinds(evs)) == [("collision", ["car_2", "car_3"]), ("near_miss", ["person_1", "car_1"])]

@@ -336,3 +336,12 @@ def test_every_pairs_events_are_kept():
     p2 = _person_at("person_2", (0.0, 100.0))
     evs = _derive([car1, car2, car3, p1, p2], t1=4.0)
     assert sorted(_kinds(evs)) == [("collision", ["car_2", "car_3"]), ("near_miss", ["person_1", "car_1"])]
+
+
+def test_running_alongside_a_car_exactly_near_miss_gap_m_away_is_no_near_miss():
+    car = _agent("car_1", "car", _line(0.0, 0.0, 0.0, 5.0), CAR)
+    beside = _agent("person_1", "person", _line(0.0, -2.23, 0.0, 5.0, z=0.875), PERSON)   # its side at y = -1.95
+    assert all(footprint_gap(car, beside, t) == NEAR_MISS_GAP_M for t in (0.0, 0.5, 1.0))
+    assert _derive([car, beside], t1=1.0) == []
+    closer = _agent("person_1", "person", _line(0.0, -2.2, 0.0, 5.0, z=0.875), PERSON)
+    assert [(e.type, e.t_start, e.t_end) for e in _derive([car, closer], t1=1.0)] == [("near_miss", 0.0, 1.0)]

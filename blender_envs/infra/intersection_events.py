@@ -35,6 +35,7 @@ MOTOR = ("car", "motorcycle")
 VULNERABLE = ("person", "bicycle")
 VEHICLES = ("car", "motorcycle", "bicycle")
 COARSE_S = 0.05
+SQUARE_COS = 1e-9          # |cos| below this between a heading and a lane: square to it (float noise)
 
 
 def _ev(kind: str, actors: list[str], span) -> Event:
@@ -130,7 +131,9 @@ def wrong_way(a: Agent, lanes: list[Lane], coarse: _Coarse) -> list[Event]:
         if float(np.hypot(vel[0], vel[1])) <= MOVING_MPS:
             return False
         ln = _lane_of(lanes, p)
-        return ln is not None and math.cos(yaw) * ln.direction[0] + math.sin(yaw) * ln.direction[1] < 0.0
+        # against: more than 90 degrees off; a heading square to the lane (a cosine within SQUARE_COS of
+        # 0, e.g. cos(-pi/2) = 6e-17) crosses it and is no wrong-way rider
+        return ln is not None and math.cos(yaw) * ln.direction[0] + math.sin(yaw) * ln.direction[1] < -SQUARE_COS
 
     return [_ev("wrong_way", [a.track_id], s) for w in coarse.scan(a, against)
             for s in intervals_where(_on_state(a, against), *w)]

@@ -46,7 +46,8 @@ from geometry.events import Event
 from geometry.scene import SceneSpec, View
 from geometry.timeline import Agent, Arc, Line, Path, PathTrajectory, SpeedProfile, profile_from_phases
 
-GENERATOR_VERSION = "intersection-1"
+# 2: a heading square to a lane (cos within 1e-9 of 0) is no wrong-way (the events of some clips change)
+GENERATOR_VERSION = "intersection-2"
 DURATION_S = 16.0
 FRAMES_PER_CLIP = 8
 LIGHTINGS = ("day", "dusk", "night")

@@ -156,7 +156,6 @@ def render_views(scene_id: str, views, build: Callable, render: Callable,
     same bytes alone, in any job, on any worker, after a resume or a retry. A draw is built
     again only when the view needs another one; its timings go to the first frame taken on it."""
     built: tuple | None = None      # (redraw, scene, geo) now in Blender
-    timings = dict(NO_BUILD_TIMINGS)
     for view_index in views:
         redraw = 0
         while True:

@@ -891,6 +891,10 @@ def test_last_build_reuses_the_draw_it_holds_for_another_job_of_that_draw():
     assert held.scenes_built_by(before) == 0                      # only rendered on the held draw
     held.build(build, job, 1), held.build(build, job, 2)
     assert held.scenes_built_by(before) == 2
+    n = len(calls)
+    held.build(build, job.model_copy(update={"quality": {"samples": 4, "long_side_px": 40}}), 0)
+    held.build(build, job.model_copy(update={"quality": {"long_side_px": 40, "samples": 4}}), 0)
+    assert len(calls) == n + 1                                   # the same quality, written in another order
     held.build(lambda j, r: ("x", "y", {}), job, 0)    # another build function: built
     assert held.value == ("x", "y", {})
     held.forget()

@@ -17,9 +17,10 @@ import scorers.damage_view as sv
 from blender_envs.registry import get_environment
 from blender_envs.vehicle import damage_view as dmod
 from blender_envs.vehicle import car_parts
-from blender_envs.vehicle.body import (PLATE_SIZE_M, panels, plate_centers, to_car,
+from blender_envs.vehicle.body import (PLATE_SIZE_M, on_surface, panels, plate_centers, to_car,
                                        to_world)
 from blender_envs.vehicle.damage import DamageSite, site_rect
+from blender_envs.vehicle.panel_mesh import rect_part
 from blender_envs.vehicle.damage_texture import damage_texture, ellipse_coords
 from geometry.camera import look_at, pose_for_phone
 from geometry.raycast import Raycaster, SceneMesh
@@ -109,14 +110,17 @@ def test_dented_patch_sinks_by_the_depth_and_its_footprint_keeps_the_area():
     spec = spec_of(0)
     spec = with_site(spec, kinds=["dent"], depth_mm=20.0)
     body, site = spec.lot.subject.body, spec.damage
-    c, _, _, n = dmod.ellipse_axes(body, site)
-    V, F, _ = dmod.patch_mesh(body, site)
-    depth = -(V - c) @ n
+    c, ea, eb, n = dmod.ellipse_axes(body, site)
+    V, F, xy = dmod.patch_mesh(body, site)
+    # depth below the shaped (vehicle-3) panel surface at the same in-plane point
+    face = site_rect(body, site).face
+    surface = on_surface(body, face, c + xy[:, :1] * ea + xy[:, 1:] * eb)
+    depth = -(V - surface) @ n
     assert depth.max() == pytest.approx(0.020) and depth[0] == pytest.approx(0.020)
     assert depth[-len(dmod.rim_angles(body, site)):] == pytest.approx(0.0, abs=1e-12)   # the rim meets the panel
     assert 0.999 * site.area_cm2 <= dmod.polygon_area_on_plane(V, F, n) * 1e4 <= site.area_cm2
     S = dmod.surface_samples(body, site)
-    assert (-(S - c) @ n)[0] == pytest.approx(0.020)
+    assert (-(S - on_surface(body, face, c)) @ n)[0] == pytest.approx(0.020)
 
 
 @pytest.mark.parametrize("kinds", [["rust"], ["scratch"], ["dent", "scratch"], ["rust", "scratch"]])
@@ -241,11 +245,10 @@ def subject_mesh(spec) -> SceneMesh:
 
     for i, (name, rects) in enumerate(panels(body).items()):
         for j, r in enumerate(rects):
-            if name == site.panel and j == site.rect_index:
-                add(*dmod.holed_rect_mesh(body, site), 2 + i)
+            if name == site.panel and j == site.rect_index:     # the meshes damage_view_build links
+                add(*dmod.holed_panel_mesh(body, site), 2 + i)
             else:
-                add([r.point(su * r.half_u, sv_ * r.half_v) for su, sv_ in ((-1, -1), (1, -1), (1, 1), (-1, 1))],
-                    [[0, 1, 2, 3]], 2 + i)
+                add(*rect_part(body, r), 2 + i)
     P, F, _ = dmod.patch_mesh(body, site)
     add(P, F, dmod.DAMAGE_PASS)
     for k, (category, (Vt, Ft)) in enumerate(car_parts.trim_parts(body).values()):   # lamps, mirrors, tyres...

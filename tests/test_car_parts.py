@@ -127,13 +127,27 @@ def test_hull_trim_points_are_vertices_of_the_parts():
     assert P[:, 2].min() == pytest.approx(0.0, abs=1e-12)
 
 
-def test_wheel_wells_stay_inside_the_arch_keep_outs():
+def test_wheel_wells_line_the_arch_cut_outs():
+    """Every well vertex lies on the cut-out's edge (the arch circle over the top, its vertical
+    sides down to the sill, body.arch_top_z), between just inside the shaped side surface and
+    WELL_DEPTH_M in; the fenders' and quarter panels' meshes have nothing inside the cut-out."""
+    from blender_envs.vehicle import panel_mesh as PM
+
     for b in bodies(5):
         V, F = C.wheel_well_part(b)
-        r_arch = b.arch_radius_m()
+        r, R, zc, W2 = b.arch_radius_m(), b.wheel_radius_m, b.clearance_m, b.width_m / 2
         for x, sy in C.wheel_centres(b).values():
-            mine = V[np.abs(V[:, 0] - x) <= r_arch + 1e-9]
-            mine = mine[np.sign(mine[:, 1]) == sy]
-            assert np.hypot(mine[:, 0] - x, mine[:, 2] - b.wheel_radius_m) == pytest.approx(r_arch)
-            assert mine[:, 2].min() == pytest.approx(b.clearance_m)
-        assert math.isclose(np.abs(V[:, 1]).max(), b.width_m / 2 + 0.001)
+            mine = V[(np.abs(V[:, 0] - x) <= r + 1e-9) & (np.sign(V[:, 1]) == sy)]
+            dx, dz = mine[:, 0] - x, mine[:, 2] - R
+            on_arc = np.isclose(np.hypot(dx, dz), r) & (dz >= -1e-9)
+            on_side = np.isclose(np.abs(dx), r) & (mine[:, 2] >= zc - 1e-9) & (dz <= 1e-9)
+            assert np.all(on_arc | on_side)
+            assert mine[:, 2].min() == pytest.approx(zc)
+            assert np.abs(mine[:, 1]).max() < W2 and np.abs(mine[:, 1]).min() == pytest.approx(W2 - C.WELL_DEPTH_M)
+        for name, rects in B.panels(b).items():
+            for xa in B.arch_axles(b, name):
+                Vp, Fp = PM.panel_part(b, rects)
+                cen = np.array([Vp[list(f)].mean(axis=0) for f in Fp])
+                arc = C.arch_outline(b, xa)[1:-1]            # the cut's top, its polygon (x increasing)
+                over = np.abs(cen[:, 0] - xa) < r
+                assert np.all(cen[over, 2] >= np.interp(cen[over, 0], arc[:, 0], arc[:, 1]) - 1e-9), name

@@ -403,6 +403,63 @@ def _trim_keep_outs(body: Body, panel: str) -> list:
             for t in face_trim(body) if t.panel == panel]
 
 
+# ---------------------------------------------------------------- the shaped surface
+
+SHOULDER_IN_M = 0.035        # the side surface rolls in this far at the beltline (the shoulder)
+SHOULDER_FROM = 0.55         # ... starting at this fraction of the side's height above the sill
+TUCK_IN_M = 0.030            # and tucks under this far at the sill
+TUCK_TO = 0.30               # ... up to this fraction of the side's height
+
+
+def side_inset(body: Body, z) -> np.ndarray:
+    """How far (m) the side surface lies inside the side plane y = +-width/2 at height z: 0 on
+    the flat middle band (where a PanelRect and the mesh agree), rolling in quadratically to
+    SHOULDER_IN_M at the beltline and TUCK_IN_M at the sill. Only the depth changes: every
+    side point keeps its (x, z), so projected areas, outlines seen square-on and the damage
+    ellipse's area on the panel plane are the PanelRect's."""
+    t = np.clip((np.asarray(z, float) - body.clearance_m) / (body.beltline_m - body.clearance_m), 0.0, 1.0)
+    top = SHOULDER_IN_M * np.clip((t - SHOULDER_FROM) / (1.0 - SHOULDER_FROM), 0.0, 1.0) ** 2
+    bottom = TUCK_IN_M * np.clip((TUCK_TO - t) / TUCK_TO, 0.0, 1.0) ** 2
+    return top + bottom
+
+
+def on_surface(body: Body, face: str, points) -> np.ndarray:
+    """Car-frame point(s) on a face's plane moved onto the shaped body surface: side points
+    in by `side_inset` at their height; front, rear and top faces stay planar."""
+    P = np.array(points, float)
+    if face in SIDES:
+        P[..., 1] -= SIDES[face] * side_inset(body, P[..., 2])
+    return P
+
+
+def arch_top_z(body: Body, axle_x: float, x) -> np.ndarray:
+    """Top of a wheel arch's cut-out at x: the arch circle (radius `arch_radius_m` about the
+    axle at wheel-radius height) over |x - axle| < r, straight down to the ground below it;
+    -inf (nothing cut) elsewhere. The cut-out is the keep-out disc and the strip under it."""
+    r = body.arch_radius_m()
+    dx = np.asarray(x, float) - axle_x
+    inside = np.abs(dx) < r
+    return np.where(inside, body.wheel_radius_m + np.sqrt(np.clip(r * r - dx * dx, 0.0, None)), -np.inf)
+
+
+def arch_axles(body: Body, panel: str) -> list[float]:
+    """Axle x of the arch cut into a panel (front fenders: the front axle, quarter panels: the rear)."""
+    if panel.startswith("front_fender_"):
+        return [body.x_front_axle()]
+    if panel.startswith("quarter_panel_"):
+        return [body.x_rear_axle()]
+    return []
+
+
+def arch_cut_area_m2(body: Body) -> float:
+    """Area of one arch cut-out above the sill line, analytic: over |x| < r the strip from the
+    clearance up to R + sqrt(r^2 - x^2), i.e. 2 r (R - clearance) + pi r^2 / 2 (the wheel
+    radius R is above the clearance on every style). The independent check of the meshed
+    fender and quarter-panel areas."""
+    r, R, zc = body.arch_radius_m(), body.wheel_radius_m, body.clearance_m
+    return 2.0 * r * (R - zc) + math.pi * r * r / 2.0
+
+
 def steering_wheel_center(body: Body) -> np.ndarray:
     """Behind the windshield base, on the driver's (+y) side, a little above the beltline."""
     return np.array([body.x_windshield_base() - 0.45, DRIVER_SIDE_Y * 0.21 * body.width_m, body.beltline_m + 0.08])
@@ -527,6 +584,20 @@ COLORS: dict[str, tuple[str, float]] = {
     "green": ("#2E5A3A", 0.03), "beige": ("#C8B48F", 0.02), "brown": ("#5A3A24", 0.02),
     "yellow": ("#E0B000", 0.01),
 }
+
+
+# Paint finishes: metallic share of the colours sold as metallics (ours); every paint is
+# clear-coated. (metallic, base roughness, coat roughness)
+METALLIC: dict[str, float] = {"silver": 0.85, "gray": 0.6, "blue": 0.55, "green": 0.5, "brown": 0.5, "beige": 0.45,
+                              "red": 0.3}
+COAT_ROUGHNESS = 0.04
+
+
+def paint_finish(name: str) -> tuple[float, float, float]:
+    """(metallic, roughness, coat roughness) of a colour's paint: metallic flake paints are a
+    little rougher under the coat than solid ones."""
+    m = METALLIC.get(name, 0.0)
+    return m, (0.32 if m > 0 else 0.4), COAT_ROUGHNESS
 
 
 def sample_color(rng: np.random.Generator) -> str:

@@ -4,9 +4,12 @@ Every panel is its own object, made of exactly the planar rectangles of `body.pa
 (so the ground truth's panel, its area and its adjacency are what was rendered); glass,
 underbody, pickup bed floor and plates are further objects, and the trim of
 `car_parts.trim_parts` (lamps, grille, door handles, side mirrors, tyres with a rounded sidewall, spoked rims,
-dark wheel-well rings round the tyres) is linked part for part. The panels stay flat
-rectangles (no bevels; the arch is a dark ring in front of the fender, not a cut), and
-there is no interior (issue 12).
+dark wheel wells behind the arch cut-outs) is linked part for part. A panel's mesh is
+`panel_mesh.panel_part` of its rectangles: the sides rolled in at the shoulder and tucked
+under at the sill, the wheel arches cut out of the fenders and quarter panels, the ends
+and hood narrowed to match. The glasshouse tapers in from the shoulder to the roof
+(tumblehome) with painted pillars; paint is a clear-coated (metallic where the colour is)
+finish, the glass tinted and glossy. There is no interior (issue 12).
 """
 from __future__ import annotations
 
@@ -15,9 +18,11 @@ import numpy as np
 from blender_envs.core import materials, primitives, shapes
 from blender_envs.core.bpy_env import bpy
 from blender_envs.vehicle.body import (
-    PLATE_SIZE_M, ROOF_INSET_M, Body, Placement, car_to_world, linear_rgb, panels, plate_centers,
+    PLATE_SIZE_M, ROOF_INSET_M, SHOULDER_IN_M, TUCK_IN_M, Body, Placement, car_to_world, linear_rgb, paint_finish, panels,
+    plate_centers,
 )
 from blender_envs.vehicle.car_parts import trim_parts
+from blender_envs.vehicle.panel_mesh import panel_part
 from geometry.scene import SceneObject
 
 PLATE_OFFSET_M = 0.005      # plates sit this far in front of their face
@@ -69,26 +74,64 @@ def _trim_material(key: str):
 
 
 def _glass_quads(body: Body) -> list[list[list[float]]]:
-    """Windshield, rear glass and both side windows as car-frame polygons (none where open)."""
+    """Windshield, rear glass and both side windows as car-frame polygons (none where open).
+    The side windows lean in from the shoulder (the side surface's width at the beltline,
+    less GLASS_INSET_M / 5) to the roof's edge: the tumblehome."""
     W2, zb, H = body.width_m / 2, body.beltline_m, body.height_m
     wi = W2 - ROOF_INSET_M
+    wb = W2 - SHOULDER_IN_M - GLASS_INSET_M / 5
     xs, xf, xr, xg = body.x_windshield_base(), body.x_roof_front(), body.x_roof_rear(), body.x_rear_glass_base()
     if body.ranges.open_top:  # a windshield frame only; the top of the cabin is open
-        return [[[xs, -W2, zb], [xs, W2, zb], [xf, wi, H], [xf, -wi, H]]]
-    quads = [[[xs, -W2, zb], [xs, W2, zb], [xf, wi, H], [xf, -wi, H]],          # windshield
-             [[xg, W2, zb], [xg, -W2, zb], [xr, -wi, H], [xr, wi, H]]]          # rear glass
+        return [[[xs, -wb, zb], [xs, wb, zb], [xf, wi, H], [xf, -wi, H]]]
+    quads = [[[xs, -wb, zb], [xs, wb, zb], [xf, wi, H], [xf, -wi, H]],          # windshield
+             [[xg, wb, zb], [xg, -wb, zb], [xr, -wi, H], [xr, wi, H]]]          # rear glass
     for sy in (1.0, -1.0):
-        y = sy * (W2 - GLASS_INSET_M)
-        quads.append([[xs, y, zb], [xg, y, zb], [xr, y, H], [xf, y, H]])
+        quads.append([[xs, sy * wb, zb], [xg, sy * wb, zb], [xr, sy * wi, H], [xf, sy * wi, H]])
     return quads
+
+
+PILLAR_M = 0.07             # pillar width along the glass
+PILLAR_PROUD_M = 0.004      # pillars stand this far out of the glass
+
+
+def pillar_quads(body: Body) -> list[list[list[float]]]:
+    """Painted A, B (four-door bodies) and C/D pillars on each side window, a little proud of
+    it: strips along the window's front and rear edges and up the door split."""
+    if body.ranges.open_top:
+        return []
+    out = []
+    for q in _glass_quads(body)[2:]:
+        b0, b1, t1, t0 = (np.asarray(p, float) for p in q)     # front-bottom, rear-bottom, rear-top, front-top
+        sy = 1.0 if b0[1] > 0 else -1.0
+        off = np.array([0.0, sy * PILLAR_PROUD_M, 0.0])
+
+        def strip(p0, p1, d):
+            out.append([list(p0 + off), list(p1 + off), list(p1 + d + off), list(p0 + d + off)])
+
+        strip(b0, t0, np.array([-PILLAR_M, 0.0, 0.0]))                       # A pillar
+        strip(b1, t1, np.array([PILLAR_M, 0.0, 0.0]))                        # C / D pillar
+        xs = body.x_door_split()
+        if xs is not None:
+            def at(x, lo, hi):
+                f = (x - lo[0]) / (hi[0] - lo[0])
+                return lo + f * (hi - lo)
+            pb, pt = at(xs + PILLAR_M / 2, b0, b1), at(xs + PILLAR_M / 2, t0, t1)
+            strip(pb, pt, np.array([-PILLAR_M, 0.0, 0.0]))                   # B pillar
+        strip(t0, t1, np.array([0.0, 0.0, -0.035]))
+    return out
 
 
 def build_car(scene, body: Body, placement: Placement, color: str, first_pass_index: int,
               prefix: str = "") -> list[SceneObject]:
     """Add the car's objects; pass indices run from `first_pass_index` in a fixed order."""
     M = car_to_world(placement)
-    paint = materials.principled(f"{prefix}paint", linear_rgb(color), 0.35, 0.0)
-    glass = materials.principled(f"{prefix}glass", [0.02, 0.025, 0.03], 0.05, 0.0)
+    metallic, rough, coat_rough = paint_finish(color)
+    paint = materials.principled(f"{prefix}paint", linear_rgb(color), rough, metallic)
+    bsdf = paint.node_tree.nodes["Principled BSDF"]
+    bsdf.inputs["Coat Weight"].default_value = 1.0
+    bsdf.inputs["Coat Roughness"].default_value = coat_rough
+    glass = materials.principled(f"{prefix}glass", [0.012, 0.018, 0.02], 0.02, 0.0)
+    glass.node_tree.nodes["Principled BSDF"].inputs["IOR"].default_value = 1.52
     dark = materials.principled(f"{prefix}underbody", [0.04, 0.04, 0.04], 0.9, 0.0)
     plate_mat = materials.principled(f"{prefix}plate", [0.85, 0.85, 0.83], 0.5, 0.0)
     out: list[SceneObject] = []
@@ -100,20 +143,19 @@ def build_car(scene, body: Body, placement: Placement, color: str, first_pass_in
         pid += 1
 
     for name, rects in panels(body).items():
-        verts, faces = [], []
-        for r in rects:
-            k = len(verts)
-            for su, sv in ((-1, -1), (1, -1), (1, 1), (-1, 1)):
-                verts.append(r.point(su * r.half_u, sv * r.half_v))
-            faces.append((k, k + 1, k + 2, k + 3))       # counter-clockwise about u x v: faces out
-        add(_mesh(scene, prefix + name, verts, faces, M, paint, pid), "panel")
+        verts, faces = panel_part(body, rects)          # wound so u x v faces out
+        ob = _mesh(scene, prefix + name, verts, faces, M, paint, pid)
+        for poly in ob.data.polygons:
+            poly.use_smooth = True
+        add(ob, "panel")
 
     quads = _glass_quads(body)
     verts = [v for q in quads for v in q]
     add(_mesh(scene, prefix + "glass", verts, [tuple(range(4 * i, 4 * i + 4)) for i in range(len(quads))], M,
               glass, pid), "glass")
 
-    L2, W2, zc = body.length_m / 2, body.width_m / 2, body.clearance_m
+    L2, zc = body.length_m / 2, body.clearance_m
+    W2 = body.width_m / 2 - TUCK_IN_M
     under = [[L2, W2, zc], [L2, -W2, zc], [-L2, -W2, zc], [-L2, W2, zc]]
     faces = [(0, 1, 2, 3)]
     if body.ranges.bed:
@@ -143,4 +185,9 @@ def build_car(scene, body: Body, placement: Placement, color: str, first_pass_in
         T[:3, 3] = c + PLATE_OFFSET_M * n
         add(primitives.plane(scene, f"{prefix}plate_{end}", PLATE_SIZE_M[0], PLATE_SIZE_M[1], M @ T, plate_mat,
                              pid), "plate")
+    quads = pillar_quads(body)
+    if quads:                                           # last, so every earlier pass index is unchanged
+        verts = [v for q in quads for v in q]
+        add(_mesh(scene, prefix + "pillars", verts, [tuple(range(4 * i, 4 * i + 4)) for i in range(len(quads))], M,
+                  paint, pid), "trim")
     return out

@@ -13,7 +13,8 @@ import math
 
 import numpy as np
 
-from blender_envs.vehicle.body import _AXES, SIDES, WHEEL_PROUD_M, WHEEL_WIDTH_M, Body, FaceTrim, face_trim
+from blender_envs.vehicle.body import (_AXES, SIDES, WHEEL_PROUD_M, WHEEL_WIDTH_M, Body, FaceTrim, face_trim,
+                                       on_surface, side_inset)
 from geometry.mesh_parts import BOX_FACES, Part, merge_parts
 
 LAMP_PROUD_M = 0.004        # lamp lenses and the grille stand this far in front of their face (plates: 5 mm)
@@ -43,11 +44,13 @@ def _quad_on_face(t: FaceTrim, grow: float, proud: float) -> Part:
     return np.array([c + su * hu * u + sv * hv * v for su, sv in ((-1, -1), (1, -1), (1, 1), (-1, 1))]), [(0, 1, 2, 3)]
 
 
-def _handle_box(t: FaceTrim) -> Part:
+def _handle_box(t: FaceTrim, body: Body | None = None) -> Part:
     """A door handle: a slab HANDLE_PROUD_M proud of the door, its outer face a little smaller."""
     u, v = (np.asarray(a, float) for a in _AXES[t.face])
     n = np.cross(u, v)
     c = np.asarray(t.center, float)
+    if body is not None and t.face in SIDES:     # on the shaped door surface, not its plane
+        c = on_surface(body, t.face, c)
     ring = [(-1, -1), (1, -1), (1, 1), (-1, 1)]
     base = [c + su * t.half_u * u + sv * t.half_v * v for su, sv in ring]
     face = [c + HANDLE_PROUD_M * n + su * (t.half_u - 0.01) * u + sv * (t.half_v - 0.006) * v for su, sv in ring]
@@ -63,7 +66,7 @@ def lamp_parts(body: Body) -> dict[str, Part]:
                                      "tail_lamps": [], "indicators": [], "grille": [], "door_handles": []}
     for t in face_trim(body):
         if t.kind == "handle":
-            groups["door_handles"].append(_handle_box(t))
+            groups["door_handles"].append(_handle_box(t, body))
             continue
         groups["lamp_bezels"].append(_quad_on_face(t, BEZEL_M, 0.001))
         lens = _quad_on_face(t, 0.0, LAMP_PROUD_M)
@@ -178,20 +181,35 @@ def rim_part(body: Body, key: str) -> Part:
     return merge_parts(parts)
 
 
-def wheel_well_part(body: Body) -> Part:
-    """Per wheel a dark disc of the arch radius (the part above the sill line, z >= the
-    clearance) 1 mm proud of the side plane: the wheel well seen round the tyre and through
-    the spokes, in front of the flat fender / quarter panel (no arch is cut from them; the
-    damage keep-out disc is this disc)."""
+WELL_DEPTH_M = 0.30          # the wheel well's liner reaches this far inside the side plane
+
+
+def arch_outline(body: Body, axle_x: float, n: int = 33) -> np.ndarray:
+    """(x, z) of an arch cut-out's edge, rear sill corner over the top to the front one: up the
+    vertical side to the wheel centre's height, the semicircle, down the other side."""
     R, zc, r = body.wheel_radius_m, body.clearance_m, body.arch_radius_m()
+    ang = np.linspace(math.pi, 0.0, n)
+    arc = np.c_[axle_x + r * np.cos(ang), R + r * np.sin(ang)]
+    return np.vstack([[axle_x - r, zc], arc, [axle_x + r, zc]])
+
+
+def wheel_well_part(body: Body) -> Part:
+    """Per wheel the dark wheel well behind the arch cut-out (car_parts' fenders and quarter
+    panels, panel_mesh): a liner following the cut's edge from just inside the shaped side
+    surface WELL_DEPTH_M into the body, and its back wall (the cut's outline, convex)."""
+    W2 = body.width_m / 2
     parts = []
-    a0 = math.asin(max(-1.0, min(1.0, (zc - R) / r)))
-    ang = np.linspace(a0, math.pi - a0, 33)
     for x, sy in wheel_centres(body).values():
-        y = sy * (body.width_m / 2 + 0.001)
-        V = np.array([[x + r * math.cos(a), y, R + r * math.sin(a)] for a in ang])
-        f = tuple(range(len(ang)))
-        parts.append((V, [f if sy < 0 else f[::-1]]))
+        o = arch_outline(body, x)
+        y_out = sy * (W2 - side_inset(body, o[:, 1]) - 0.002)
+        outer = np.c_[o[:, 0], y_out, o[:, 1]]
+        inner = np.c_[o[:, 0], np.full(len(o), sy * (W2 - WELL_DEPTH_M)), o[:, 1]]
+        n = len(o)
+        V = np.vstack([outer, inner])
+        F = [(k, k + 1, n + k + 1, n + k) if sy > 0 else (n + k, n + k + 1, k + 1, k) for k in range(n - 1)]
+        back = tuple(range(n, 2 * n))
+        F.append(back[::-1] if sy > 0 else back)
+        parts.append((V, F))
     return merge_parts(parts)
 
 
@@ -202,11 +220,12 @@ def shut_lines_part(body: Body) -> Part:
     W2, zc, zb = body.width_m / 2, body.clearance_m, body.beltline_m
     parts = []
     xs = [body.x_fender_end(), body.x_quarter_start()] + ([body.x_door_split()] if body.x_door_split() else [])
-    for sy in SIDES.values():
-        y = sy * (W2 + proud)
+    zs = np.linspace(zc, zb, 25)
+    for side, sy in SIDES.items():
         for x in xs:
-            parts.append((np.array([[x - w / 2, y, zc], [x + w / 2, y, zc], [x + w / 2, y, zb], [x - w / 2, y, zb]]),
-                          [(0, 1, 2, 3)]))
+            V = np.array([[x + s * w / 2, sy * (W2 + proud), z] for z in zs for s in (-1.0, 1.0)])
+            V = on_surface(body, side, V)
+            parts.append((V, [(2 * k, 2 * k + 1, 2 * k + 3, 2 * k + 2) for k in range(len(zs) - 1)]))
     zt, x = body.z_bumper_top(), body.x_rear() - proud
     for y0, y1 in ((-W2, -0.17), (0.17, W2)):
         parts.append((np.array([[x, y0, zt - w / 2], [x, y1, zt - w / 2], [x, y1, zt + w / 2], [x, y0, zt + w / 2]]),

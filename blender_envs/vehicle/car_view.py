@@ -23,7 +23,8 @@ from blender_envs.vehicle.lot import LotSpec, sample_lot
 from geometry.camera import Phone, look_at, sample_phone, sample_phone_pose
 from geometry.scene import SceneSpec, View
 
-GENERATOR_VERSION = "vehicle-2"   # 2: lamps, mirrors, lathe tyres and spoked rims, printed plates
+GENERATOR_VERSION = "vehicle-3"   # 3: shaped panels (arch cut-outs, shoulder, tumblehome), coated paint
+                                  # 2: lamps, mirrors, lathe tyres and spoked rims, printed plates (car_plate too)
 TARGET = "subject"
 SUBJECT_PREFIX = "subject_"           # object names of the subject car
 DISTRACTOR_PREFIX = "car{k}_"         # object names of distractor k (1-based, as lot.cars)

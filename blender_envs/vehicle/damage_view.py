@@ -33,14 +33,16 @@ import math
 import numpy as np
 
 from blender_envs.registry import Environment
-from blender_envs.vehicle.body import Body, adjacency, panel_samples, sample_body, sample_color, to_world
+from blender_envs.vehicle.body import (Body, adjacency, arch_axles, arch_top_z, on_surface, panel_samples, sample_body,
+                                       sample_color, to_world)
 from blender_envs.vehicle.car_view import stage_rng
 from blender_envs.vehicle.damage import DamageSite, sample_damage, site_rect
 from blender_envs.vehicle.lot import LotSpec, sample_lot
 from geometry.camera import Phone, look_at, sample_phone, sample_phone_pose
 from geometry.scene import SceneSpec, View
 
-GENERATOR_VERSION = "vehicle-2"   # 2: lamps, mirrors, lathe tyres and spoked rims, printed plates
+GENERATOR_VERSION = "vehicle-3"   # 3: shaped panels (arch cut-outs, shoulder, tumblehome), coated paint
+                                  # 2: lamps, mirrors, lathe tyres and spoked rims, printed plates
 TARGET = "damage"
 DAMAGE_OBJECT = "subject_damage"      # the damaged surface patch (its own object)
 DAMAGE_PASS = 89                      # below the lot's 90-98, above the subject's 2..(2 + parts)
@@ -141,7 +143,8 @@ def patch_mesh(body: Body, site: DamageSite, rings: int = PATCH_RINGS,
         ys += list(f * R * np.sin(phis))
         rhos += [f] * len(phis)
     x, y, rho = np.array(xs), np.array(ys), np.array(rhos)
-    V = c + x[:, None] * ea + y[:, None] * eb - dent_depth_m(site, rho)[:, None] * n
+    V = c + x[:, None] * ea + y[:, None] * eb
+    V = on_surface(body, site_rect(body, site).face, V) - dent_depth_m(site, rho)[:, None] * n
     m = len(phis)
     faces = [[0, 1 + j, 1 + (j + 1) % m] for j in range(m)]
     for k in range(rings - 1):
@@ -175,6 +178,32 @@ def holed_rect_mesh(body: Body, site: DamageSite, segments: int = PATCH_SEGMENTS
     return V, faces
 
 
+HOLED_RINGS = 8                       # radial subdivisions of the holed panel's quads (to follow the shape)
+
+
+def holed_panel_mesh(body: Body, site: DamageSite, segments: int = PATCH_SEGMENTS) -> tuple[np.ndarray, list]:
+    """What the builder links for the damaged rectangle: `holed_rect_mesh`'s quads cut into
+    HOLED_RINGS along their polar rays, the wheel arch cut out as panel_mesh cuts it (a vertex
+    under the arch's top moves up onto it; a quad whose centre is in the cut-out is dropped;
+    the ellipse never comes near it: its keep-out), then moved onto the shaped surface. Its
+    inner loop is the patch's rim, vertex for vertex."""
+    V0, F0 = holed_rect_mesh(body, site, segments)
+    m = len(F0)
+    inner, outer = V0[:m], V0[m:]
+    f = np.linspace(0.0, 1.0, HOLED_RINGS + 1)
+    V = (inner[None] + f[:, None, None] * (outer - inner)[None]).reshape(-1, 3)     # ring k: V[k m + j]
+    faces = [[k * m + j, (k + 1) * m + j, (k + 1) * m + (j + 1) % m, k * m + (j + 1) % m]
+             for k in range(HOLED_RINGS) for j in range(m)]
+    axles = arch_axles(body, site.panel)
+    if axles:
+        top = np.max([arch_top_z(body, xa, V[:, 0]) for xa in axles], axis=0)
+        cen = np.array([V[q].mean(axis=0) for q in faces])
+        ctop = np.max([arch_top_z(body, xa, cen[:, 0]) for xa in axles], axis=0)
+        faces = [q for q, p, t in zip(faces, cen, ctop) if p[2] >= t]
+        V[:, 2] = np.maximum(V[:, 2], top)
+    return on_surface(body, site_rect(body, site).face, V), faces
+
+
 def polygon_area_on_plane(V: np.ndarray, faces, normal) -> float:
     """Sum of the faces' areas projected onto the plane of `normal` (m^2; fan-triangulated)."""
     n = np.asarray(normal, float) / np.linalg.norm(normal)
@@ -197,7 +226,8 @@ def surface_samples(body: Body, site: DamageSite, rings: int = 4, n: int = 32) -
     x = np.concatenate([[0.0]] + [f * a * np.cos(t) for f in fs])
     y = np.concatenate([[0.0]] + [f * b * np.sin(t) for f in fs])
     rho = np.concatenate([[0.0]] + [np.full(n, f) for f in fs])
-    return c + x[:, None] * ea + y[:, None] * eb - dent_depth_m(site, rho)[:, None] * nrm
+    P = on_surface(body, site_rect(body, site).face, c + x[:, None] * ea + y[:, None] * eb)
+    return P - dent_depth_m(site, rho)[:, None] * nrm
 
 
 def neighbours(body: Body, site: DamageSite) -> list[str]:

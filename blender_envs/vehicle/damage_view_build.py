@@ -1,7 +1,8 @@
 """Build a `DamageViewSpec`: the shared parking lot, then the subject's damage site.
 
 The damaged panel (car_build's `subject_<panel>`) is rebuilt with the site's ellipse cut
-out of its rectangle (`damage_view.holed_rect_mesh`), and the damaged surface is its own
+out of its rectangle (`damage_view.holed_panel_mesh`: the shaped surface and the arch cut-out
+as panel_mesh makes them), and the damaged surface is its own
 object, `subject_damage` (pass index `DAMAGE_PASS`), so the object-index pass is the
 damage mask and the exported mesh carries its area:
 
@@ -20,15 +21,15 @@ import numpy as np
 
 from blender_envs.core.bpy_env import bpy
 from blender_envs.core import shapes
-from blender_envs.vehicle.body import car_to_world, linear_rgb, panels, to_world
-from blender_envs.vehicle.damage_texture import damage_texture
+from blender_envs.vehicle.body import COAT_ROUGHNESS, car_to_world, linear_rgb, paint_finish, panels, to_world
+from blender_envs.vehicle.damage_texture import PAINT_ROUGH, damage_texture
 from blender_envs.vehicle.damage_view import (DAMAGE_OBJECT, DAMAGE_PASS, DamageViewSpec, ellipse_axes,
-                                              holed_rect_mesh, patch_mesh)
+                                              holed_panel_mesh, patch_mesh)
+from blender_envs.vehicle.panel_mesh import rect_part
 from blender_envs.vehicle.lot_build import build_lot
 from blender_envs.vehicle.plate_build import print_plates
 from geometry.scene import BuildInfo, SceneObject
 
-COAT_ROUGHNESS = 0.04
 BUMP_DISTANCE_M = 0.0012
 
 
@@ -60,14 +61,18 @@ def damage_material(spec: DamageViewSpec):
     nt = mat.node_tree
     bsdf = nt.nodes["Principled BSDF"]
     bsdf.inputs["Base Color"].default_value = (*paint, 1.0)
-    bsdf.inputs["Roughness"].default_value = 0.35
-    bsdf.inputs["Metallic"].default_value = 0.0
+    metallic, rough, _ = paint_finish(car.color)      # the paint car_build gives the panels
+    bsdf.inputs["Roughness"].default_value = rough
+    bsdf.inputs["Metallic"].default_value = metallic
     _clear_coat(mat)
     if not ({"scratch", "rust"} & set(spec.damage.kinds)):
         return mat
     tex = damage_texture(spec.damage, paint)
     albedo = np.dstack([tex["color"], tex["alpha"]])
-    data = np.dstack([tex["metal"], tex["rough"], tex["height"] * 0.5 + 0.5, np.ones_like(tex["alpha"])])
+    keep = 1.0 - tex["alpha"]                          # undamaged share: the panels' paint finish
+    metal = np.clip(tex["metal"] + metallic * keep, 0.0, 1.0)
+    rough_ch = tex["rough"] + (rough - PAINT_ROUGH) * keep
+    data = np.dstack([metal, rough_ch, tex["height"] * 0.5 + 0.5, np.ones_like(tex["alpha"])])
     uv = nt.nodes.new("ShaderNodeTexCoord")
     t_col = nt.nodes.new("ShaderNodeTexImage")
     t_col.image = _float_image("subject_damage_color", albedo, False)
@@ -103,21 +108,17 @@ def _replace_panel(spec: DamageViewSpec) -> None:
     ob = bpy.data.objects[f"subject_{site.panel}"]
     verts, faces = [], []
     for i, r in enumerate(panels(car.body)[site.panel]):
-        if i == site.rect_index:
-            V, F = holed_rect_mesh(car.body, site)
-            k = len(verts)
-            verts += [list(v) for v in V]
-            faces += [[k + j for j in f] for f in F]
-            continue
+        V, F = holed_panel_mesh(car.body, site) if i == site.rect_index else rect_part(car.body, r)
         k = len(verts)
-        for su, sv in ((-1, -1), (1, -1), (1, 1), (-1, 1)):
-            verts.append(list(r.point(su * r.half_u, sv * r.half_v)))
-        faces.append([k, k + 1, k + 2, k + 3])
+        verts += [list(v) for v in V]
+        faces += [[k + j for j in f] for f in F]
     me = bpy.data.meshes.new(ob.name)
     me.from_pydata([tuple(map(float, v)) for v in verts], [], [tuple(f) for f in faces])
     me.update()
     for m in ob.data.materials:
         me.materials.append(m)
+    for poly in me.polygons:
+        poly.use_smooth = True
     ob.data = me
 
 

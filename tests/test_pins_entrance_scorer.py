@@ -13,6 +13,7 @@ from geometry.raycast import Raycaster, SceneMesh
 from geometry.scene import SceneObject, SceneState
 from render_farm.seeds import rng_for
 from scorers import clip_frames
+from clip_scorer_checks import check_modal_box_from_the_index_pass
 from scorers.context import SceneGeometry
 
 SPEC = sample_scene(rng_for("test_pins_entrance_scorer", 0, "scene"), "s0", 0)
@@ -71,21 +72,4 @@ def test_each_object_gets_its_category_and_the_box_of_its_projected_body(index):
 
 
 def test_a_rendered_frame_gives_each_object_its_modal_box_and_pixel_count():
-    """With the object-index pass, the first agent's pixels (a 3 x 2 block at u 5..7, v 4..5) are
-    its modal box and pixel count; the other agents show none; without the pass both are None."""
-    from scorers.context import RenderedFrame
-
-    view = sample_view(SPEC, None, 0, WIDTH)
-    h, w = view.pose.height, view.pose.width
-    idx = np.zeros((h, w), np.int32)
-    first = SPEC.timeline.agents[0].track_id
-    idx[4:6, 5:8] = GEO.object_id(first)
-    frame = RenderedFrame(image=np.zeros((h, w, 3), np.uint8), depth=np.full((h, w), np.inf, np.float32),
-                          object_index=idx)
-    gt = entrance.ground_truth(GEO, view, frame)
-    by_id = {o["track_id"]: o for o in gt["objects"]}
-    assert by_id[first]["box_xyxy"] == [5.0, 4.0, 7.0, 5.0] and by_id[first]["visible_px"] == 6
-    assert all(o["box_xyxy"] is None and o["visible_px"] == 0 for t, o in by_id.items() if t != first)
-    blind = {o["track_id"]: o for o in entrance.ground_truth(GEO, view)["objects"]}
-    assert blind[first]["box_xyxy"] is None and blind[first]["visible_px"] is None
-    assert by_id[first]["body_box_xyxy"] == blind[first]["body_box_xyxy"]
+    check_modal_box_from_the_index_pass(entrance, SPEC, GEO, sample_view, WIDTH)

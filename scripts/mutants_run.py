@@ -159,11 +159,15 @@ def fingerprint(plan: Plan, table: str, root: Path = ROOT) -> str:
 def helpers_of(plan: Plan, root: Path = ROOT) -> list[Path]:
     """The tests/ helper files a module's selection depends on: conftest.py (pytest loads it for every
     test) and the helper modules its test files import. A new helper for one module's tests then
-    reruns that module only, not all of them."""
+    reruns that module only, not all of them. Tracked files only, as the work folder copies: an
+    untracked helper is not in the key, so adding it to git changes the key and rebuilds the folder
+    (a key that counted it would resume a folder built without it, failing the same way forever)."""
     imported: set[str] = set()
     for t in plan.tests:
         imported |= imports_of(root / t)
-    helpers = sorted(p for p in (root / "tests").glob("*.py") if not p.name.startswith("test_"))
+    tracked = set(tracked_files(root))
+    helpers = sorted(p for p in (root / "tests").glob("*.py")
+                     if not p.name.startswith("test_") and f"tests/{p.name}" in tracked)
     return [p for p in helpers if p.name == "conftest.py" or p.stem in imported or f"tests.{p.stem}" in imported]
 
 

@@ -74,27 +74,35 @@ def test_work_folder_config_mutates_one_module_against_its_tests(settings):
 
 
 def test_fingerprint_changes_with_the_tests_and_the_config(tmp_path, settings):
+    import subprocess
+
     base, mutants = settings
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+
+    def fp():   # the work folder copies tracked files, so the fingerprint reads tracked helpers only
+        subprocess.run(["git", "add", "-A"], cwd=tmp_path, check=True)
+        return run.fingerprint(plan, "table", tmp_path)
+
     (tmp_path / "tests").mkdir()
     (tmp_path / "m.py").write_text("x = 1\n")
     (tmp_path / "tests" / "test_m.py").write_text("def test(): pass\n")
     plan = run.Plan("m.py", ("tests/test_m.py",))
-    first = run.fingerprint(plan, "table", tmp_path)
-    assert run.fingerprint(plan, "table", tmp_path) == first
+    first = fp()
+    assert fp() == first
     assert run.fingerprint(plan, "other table", tmp_path) != first
     (tmp_path / "tests" / "test_m.py").write_text("def test(): assert 1\n")
-    second = run.fingerprint(plan, "table", tmp_path)
+    second = fp()
     assert second != first
     (tmp_path / "tests" / "conftest.py").write_text("# helper\n")
-    third = run.fingerprint(plan, "table", tmp_path)
+    third = fp()
     assert third != second
     # a helper module counts only for the selections whose test files import it
     (tmp_path / "tests" / "fixtures_of_other.py").write_text("X = 1\n")
-    assert run.fingerprint(plan, "table", tmp_path) == third
+    assert fp() == third
     (tmp_path / "tests" / "test_m.py").write_text("from fixtures_of_other import X\ndef test(): assert X\n")
-    fourth = run.fingerprint(plan, "table", tmp_path)
+    fourth = fp()
     (tmp_path / "tests" / "fixtures_of_other.py").write_text("X = 2\n")
-    assert run.fingerprint(plan, "table", tmp_path) != fourth
+    assert fp() != fourth
     assert [p.name for p in run.helpers_of(plan, tmp_path)] == ["conftest.py", "fixtures_of_other.py"]
 
 
@@ -205,6 +213,18 @@ def test_an_interrupted_module_resumes_in_its_folder_and_changed_inputs_start_ov
 
     (work2 / run.PENDING).unlink()             # torn while being copied: the marker is written last
     assert run.prepare(plan, base, mutants, fresh=False, root=repo)[2] == "new"
+
+    # a helper its test imports counts once git tracks it (the work folder copies tracked files only)
+    (repo / "tests" / "helper_m.py").write_text("ONE = 1\n")
+    (repo / "tests" / "test_m.py").write_text("import m\nfrom helper_m import ONE\ndef test(): assert m.x == ONE\n")
+    subprocess.run(["git", "add", "tests/test_m.py"], cwd=repo, check=True)
+    work3, key3, state3 = run.prepare(plan, base, mutants, fresh=False, root=repo)
+    assert state3 == "new" and not (work3 / "tests" / "helper_m.py").exists()
+    assert run.prepare(plan, base, mutants, fresh=False, root=repo)[1:] == (key3, "resume")
+    subprocess.run(["git", "add", "tests/helper_m.py"], cwd=repo, check=True)
+    work4, key4, state4 = run.prepare(plan, base, mutants, fresh=False, root=repo)
+    assert state4 == "new" and key4 != key3 and (work4 / "tests" / "helper_m.py").read_text() == "ONE = 1\n"
+    work2, key2 = work4, key4
 
     # a finished module is cached once its results are where the report reads them
     (work2 / "fingerprint").write_text(key2)

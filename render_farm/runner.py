@@ -150,9 +150,9 @@ def _check_writable(out: Path) -> None:
 # Cycles threads per worker, as a multiple of the worker's share of the cores. Two: while one
 # worker builds a scene, exports it, renders its passes or waits on the coordinator, the
 # others' renders take its cores, and Cycles with one thread left its core idle about 15%
-# of a render. Measured on calib at standard, 2 workers on 2 cores (bench/render_overhead.py):
-# 2 threads each took 234 s for 32 frames, 1 thread each 300 s. Frames are the same bytes
-# with any thread count (Cycles' samples are seeded per pixel; tests/test_farm.py).
+# of a render. Measured on calib x8 at standard, 2 workers on 2 cores, tail split: 60.8 s wall
+# (109 s user, 1.9 s sys) with 2 threads each, 71.1 s (111 s user, 19.6 s sys) with 1. Frames
+# are the same bytes with any thread count (Cycles' samples are seeded per pixel; test_farm.py).
 THREADS_PER_CORE_SHARE = 2
 
 

@@ -318,3 +318,29 @@ def test_checks_run_before_anything_is_written(run, tmp_path):
     assert seen == [run]
     s = X.export_vantage([(ol_item(), str(run))], tmp_path / "ds4")     # a run directory given as text
     assert s.rows == {"object_localization": 1}
+
+
+def test_pngs_are_zlib_level_6_and_decode_to_the_frame():
+    """SOT's PNGs are written with fixed encoder settings (level 6, no optimize pass), so a re-export
+    is byte-identical: the IDAT stream's zlib header says the default level (0x789C; levels 7-9 and
+    Pillow's optimize write 0x78DA), and the bytes decode to the same pixels."""
+    import io
+    import struct
+
+    import numpy as np
+    from PIL import Image
+
+    from packagers.vantage_export import _png
+
+    rgb = (np.arange(4 * 5 * 3, dtype=np.uint8).reshape(4, 5, 3) * 3)
+    data = _png(rgb)
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat = 8, b""
+    while pos < len(data):
+        (n,), kind = struct.unpack(">I", data[pos:pos + 4]), data[pos + 4:pos + 8]
+        if kind == b"IDAT":
+            idat += data[pos + 8:pos + 8 + n]
+        pos += 12 + n
+    assert idat[:2] == b"\x78\x9c"
+    assert np.array_equal(np.asarray(Image.open(io.BytesIO(data)).convert("RGB")), rgb)
+    assert _png(rgb) == data

@@ -16,6 +16,13 @@ def jpeg_bytes(seed: int, size=(64, 48)) -> bytes:
     return buf.getvalue()
 
 
+def flat_jpeg(value: int, size=(64, 48)) -> bytes:
+    """A real JPEG of one grey level (a frame whose pixels a test can predict)."""
+    buf = io.BytesIO()
+    PILImage.fromarray(np.full((size[1], size[0], 3), value, np.uint8)).save(buf, format="JPEG", quality=90)
+    return buf.getvalue()
+
+
 def ground_truth(env: str, i: int) -> dict:
     """Ground truth with every answer key of tape_gap or slope_gauge."""
     if env == "tape_gap":

@@ -16,15 +16,15 @@ from PIL import Image as PILImage
 from formats import dataset_layout as layout
 from formats.vantage_item import VantageItem
 from packagers import vantage_export as X
+from synthetic_runs import flat_jpeg
+
 
 W, H = 64, 48
 NUMBERS = [0, 68, 137]
 
 
 def _jpeg(value: int) -> bytes:
-    buf = io.BytesIO()
-    PILImage.fromarray(np.full((H, W, 3), value, np.uint8)).save(buf, "JPEG", quality=90)
-    return buf.getvalue()
+    return flat_jpeg(value, (W, H))
 
 
 @pytest.fixture()

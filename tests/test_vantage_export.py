@@ -2,7 +2,6 @@
 `datasets.load_dataset` reads offline, that scenebench reads back into the same items, and
 that `predict` sends as several images in one request."""
 import base64
-import io
 import json
 from pathlib import Path
 
@@ -16,15 +15,15 @@ from model_runs.predict import ClientConfig, build_payload
 from packagers.vantage_export import VantageExportError, export_vantage
 from render_farm.video import decode_mp4, encode_mp4
 from scorers.vantage_dataset import VantageDataError, find_root, load_items
+from synthetic_runs import flat_jpeg
+
 
 W, H = 64, 48
 NUMBERS = [0, 68, 137]
 
 
 def _jpeg(value: int) -> bytes:
-    buf = io.BytesIO()
-    PILImage.fromarray(np.full((H, W, 3), value, np.uint8)).save(buf, "JPEG", quality=90)
-    return buf.getvalue()
+    return flat_jpeg(value, (W, H))
 
 
 @pytest.fixture()

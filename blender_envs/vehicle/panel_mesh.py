@@ -112,14 +112,3 @@ def rect_part(body: Body, rect: PanelRect) -> Part:
 def panel_part(body: Body, rects: list[PanelRect]) -> Part:
     return merge_parts([rect_part(body, r) for r in rects])
 
-
-def part_area_on_plane(part: Part, normal) -> float:
-    """Sum of the faces' areas projected on the plane of `normal` (fan triangulation)."""
-    V, F = part
-    n = np.asarray(normal, float)
-    total = 0.0
-    for f in F:
-        p = np.asarray(V)[list(f)]
-        for i in range(1, len(f) - 1):
-            total += float(np.cross(p[i] - p[0], p[i + 1] - p[0]) @ n) / 2.0
-    return total

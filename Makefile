@@ -109,6 +109,7 @@ bench: $(STAMP)
 	$(PY) bench/export_throughput.py
 	$(PY) bench/egopath_graph.py
 	$(PY) bench/egopath_views.py
+	$(PY) bench/mutants_floor.py
 
 clean:
 	rm -rf $(VENV) $(HARNESS_VENV) out .pytest_cache *.egg-info

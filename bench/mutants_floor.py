@@ -1,0 +1,66 @@
+"""What one mutant costs mutmut before its tests run: fork + `pytest.main` on one trivial test.
+
+mutmut 3 forks its main process (pytest and every test module already imported) once per mutant
+and calls `pytest.main` on the tests that reach the mutated function. This bench does the same on
+one fast test, with the `pytest_add_cli_args` of `[tool.mutmut]` in pyproject.toml and with them
+minus `-p no:unraisableexception`, alternating, and prints the medians and their ratio. Not a
+test: the figures move with the machine's load, the ratio much less.
+
+    .venv/bin/python bench/mutants_floor.py [--repeats 15] [--test tests/test_pins_plan.py::test_constants]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def fork_and_run(args: list[str]) -> float:
+    """Seconds for one forked child to run pytest.main(args) and exit."""
+    t0 = time.perf_counter()
+    pid = os.fork()
+    if pid == 0:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
+        os._exit(int(pytest.main(args)))
+    _, status = os.waitpid(pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"mutants_floor: the test failed in the child (pytest {' '.join(args)})")
+    return time.perf_counter() - t0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeats", type=int, default=15)
+    ap.add_argument("--test", default="tests/test_pins_plan.py::test_constants")
+    a = ap.parse_args()
+    os.chdir(ROOT)
+    sys.path.insert(0, str(ROOT))
+    configured = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mutmut"]["pytest_add_cli_args"]
+    if "no:unraisableexception" not in configured:
+        raise SystemExit("mutants_floor: pyproject's pytest_add_cli_args no longer disables unraisableexception")
+    at = configured.index("no:unraisableexception")
+    without = configured[:at - 1] + configured[at + 1:]      # drop the "-p", "no:unraisableexception" pair
+    base = ["--rootdir=.", "--tb=native", "-x", "-q", a.test]
+    pytest.main(base + configured)                       # import everything once, as mutmut's stats run does
+    times = {"configured": [], "with the plugin": []}
+    for _ in range(a.repeats):
+        times["configured"].append(fork_and_run(base + configured))
+        times["with the plugin"].append(fork_and_run(base + without))
+    med = {k: statistics.median(v) for k, v in times.items()}
+    for k, v in med.items():
+        print(f"fork + pytest.main, {k:<16} median {v:.3f} s over {a.repeats}")
+    print(f"ratio with the plugin / configured = {med['with the plugin'] / med['configured']:.2f}")
+
+
+if __name__ == "__main__":
+    main()

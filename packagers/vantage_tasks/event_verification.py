@@ -12,6 +12,7 @@ whose actors fit the hypothesis's descriptions (timeline_clip.matches).
 """
 from __future__ import annotations
 
+from blender_envs.infra.entrance_events import LOITER_S
 from formats.vantage_item import VantageItem, YesNoAnswer
 from packagers.vantage_tasks.timeline_clip import TimelineClip, event_matches, slots, task_rng
 
@@ -44,8 +45,6 @@ NEARNESS = {"intersection": ("min_gap_m", "overshoot_m", "penetration_m", "later
 
 
 def _nearness_tags(clip: TimelineClip, script) -> dict:
-    from blender_envs.infra.entrance_events import LOITER_S
-
     p = script.planned
     tags = {k: float(p[k]) for k in NEARNESS[clip.spec.env] if k in p}
     if "min_gap_m" in p:

@@ -85,8 +85,7 @@ WAREHOUSE = Vocabulary(
     palettes={k: tuple(sorted(v)) for k, v in warehouse.PALETTES.items()},
 )
 
-_ROAD_USERS = ("person", "bicycle", "motorcycle", "car")
-_VEHICLES = ("bicycle", "motorcycle", "car")
+_ROAD_USERS = ("person", "bicycle", "motorcycle", "car")     # vulnerable first: a near miss's [road user, vehicle]
 
 INTERSECTION = Vocabulary(
     env="intersection", domain="T", spec_class=intersection.IntersectionSpec, events=intersection.events,
@@ -103,9 +102,11 @@ INTERSECTION = Vocabulary(
                     ("helmet", "the cyclist in the {} helmet")),
     },
     category_order=_ROAD_USERS,
-    # intersection_events: a collision has a vehicle in it; a near miss is [vulnerable, motor vehicle]
-    signatures={"collision": tuple((a, b) for i, a in enumerate(_ROAD_USERS) for b in _ROAD_USERS[i:]
-                                   if a in _VEHICLES or b in _VEHICLES)[::-1],
+    # intersection_events: a collision is any pair with a vehicle in it (two cars first: the rear-end
+    # script's, the one an absent-type hypothesis names); a near miss is [vulnerable, motor vehicle]
+    signatures={"collision": (("car", "car"), ("motorcycle", "car"), ("motorcycle", "motorcycle"), ("bicycle", "car"),
+                              ("bicycle", "motorcycle"), ("bicycle", "bicycle"), ("person", "car"),
+                              ("person", "motorcycle"), ("person", "bicycle")),
                 "near_miss": tuple((v, m) for v in ("person", "bicycle") for m in ("car", "motorcycle")),
                 "stop_line_violation": tuple((v,) for v in ("car", "motorcycle", "bicycle")),
                 "wrong_way": tuple((v,) for v in ("bicycle", "car", "motorcycle")),

@@ -1,7 +1,8 @@
 """Rendered clip run stores -> every VANTAGE-Bench item of the chosen tasks.
 
-Which environment feeds which task is decided here, once: the warehouse's 8-frame clips feed
-the timeline tasks (packagers/vantage_tasks: EV, Video QA, Temporal Localization, DVC) and the
+Which environment feeds which task is decided here, once: the 8-frame clips of the warehouse,
+the intersection and the entrance feed the timeline tasks (packagers/vantage_tasks: EV, Video
+QA, Temporal Localization, DVC; domains W, T, S), the warehouse's the
 image tasks (Referring Expressions, Spatial Pointing, Object Localization); `warehouse_sot`
 renders the frames at SOT's strides and feeds Single Object Tracking. A task whose sources are
 all missing from the runs is an error naming the environment to render, never an empty config.
@@ -15,7 +16,8 @@ from typing import Sequence
 from formats.vantage_item import TASKS, VantageItem
 
 TIMELINE_TASKS = ("event_verification", "video_qa", "temporal_localization", "dense_captioning")
-SOURCES = {**{t: ("warehouse",) for t in TIMELINE_TASKS},
+TIMELINE_ENVS = ("warehouse", "intersection", "entrance")     # domains W, T, S (timeline_vocab)
+SOURCES = {**{t: TIMELINE_ENVS for t in TIMELINE_TASKS},
            "referring_expressions": ("warehouse",), "spatial_pointing": ("warehouse",),
            "object_localization": ("warehouse",), "single_object_tracking": ("warehouse_sot",)}
 
@@ -38,7 +40,8 @@ def _timeline_items(task: str, run_dir: Path, clip_ids: list[str]) -> list[Vanta
     from packagers.vantage_tasks.box_scene import load_clip
     from packagers.vantage_tasks.timeline_clip import TimelineClip
 
-    clips = [TimelineClip.from_run(run_dir, load_clip(run_dir, c).doc["scene_id"]) for c in clip_ids]
+    env = run_env(run_dir)
+    clips = [TimelineClip.from_run(run_dir, load_clip(run_dir, c).doc["scene_id"], env) for c in clip_ids]
     if task == "video_qa":
         return video_qa.generate(clips)     # answer letters balanced over the run's whole set
     module = {"event_verification": event_verification, "temporal_localization": temporal_localization,

@@ -33,7 +33,7 @@ def derived_once(monkeypatch):
     """TimelineClip.from_run derives the spec's events again (0.5 s a clip): the ones derived at import."""
     from packagers.vantage_tasks import timeline_clip
 
-    monkeypatch.setattr(timeline_clip, "warehouse_events", lambda spec: list(DERIVED[spec.scene_id]))
+    monkeypatch.setattr(timeline_clip, "derive_events", lambda spec: list(DERIVED[spec.scene_id]))
 SOT_SPEC = warehouse_sot.sample_scene(rng_for("pins", 4), "s4", 4)
 
 
@@ -139,8 +139,9 @@ def test_a_task_without_its_environment_is_one_line(warehouse_run, sot_run):
     with pytest.raises(VI.VantageItemsError, match=r"^task single_object_tracking needs a run of warehouse_sot; none "
                                                    r"was given \(runs: warehouse\)$"):
         VI.build_items([warehouse_run], ["event_verification", "single_object_tracking"])
-    with pytest.raises(VI.VantageItemsError, match=r"^task video_qa needs a run of warehouse; none was given "
-                                                   r"\(runs: warehouse_sot\)$"):
+    # the timeline tasks take any of the three domains' runs (issue 13: T and S)
+    with pytest.raises(VI.VantageItemsError, match=r"^task video_qa needs a run of warehouse or intersection or "
+                                                   r"entrance; none was given \(runs: warehouse_sot\)$"):
         VI.build_items([sot_run], ["video_qa"])
     calib = warehouse_run.parent / "calib"
     calib.mkdir()

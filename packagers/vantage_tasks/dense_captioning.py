@@ -4,18 +4,18 @@
 Captions are templates per event type filled with the actors' descriptions ("The red
 forklift picks up a pallet"); times are rounded to hundredths of a second as the prompt's
 'mm:ss.ff' writes them. The paper's videos hold 6.9 events on average; a warehouse clip
-holds 1-4 (docs/vantage-deviations.md).
+holds 1-4, an intersection clip 0-3 and an entrance clip 0-2 (docs/vantage-deviations.md).
 """
 from __future__ import annotations
 
 from formats.vantage_item import CaptionedEvent, CaptionsAnswer, VantageItem
-from packagers.vantage_tasks.timeline_clip import DOMAIN, TimelineClip, prompts, round_time, sentence, slots
+from packagers.vantage_tasks.timeline_clip import TimelineClip, round_time, sentence, slots
 
 TASK = "dense_captioning"
 
 
 def captioned_events(clip: TimelineClip) -> list[CaptionedEvent]:
-    captions = prompts()[TASK]["captions"]
+    captions = clip.prompts(TASK)["captions"]
     out = []
     for e in sorted(clip.events, key=lambda e: (e.t_start, e.t_end, e.type)):
         fields, _ = slots(e.type, clip, e.actors)
@@ -28,6 +28,7 @@ def items(clip: TimelineClip) -> list[VantageItem]:
     evs = captioned_events(clip)
     if not evs:
         return []
-    tags = {"n_events": len(evs), "lighting": clip.spec.lighting.condition}
-    return [VantageItem(id=f"{TASK}/{clip.clip_id}/0", task=TASK, domain=DOMAIN, env=clip.spec.env, media=clip.media(),
-                        prompt=prompts()[TASK]["template"], answer=CaptionsAnswer(events=evs), tags=tags)]
+    tags = {"n_events": len(evs), **clip.condition_tags()}
+    return [VantageItem(id=f"{TASK}/{clip.clip_id}/0", task=TASK, domain=clip.domain, env=clip.spec.env,
+                        media=clip.media(), prompt=clip.prompts(TASK)["template"], answer=CaptionsAnswer(events=evs),
+                        tags=tags)]

@@ -1,7 +1,10 @@
-"""Event Verification items: a yes/no hypothesis about one warehouse clip (VANTAGE Table 5).
+"""Event Verification items: a yes/no hypothesis about one clip (VANTAGE Table 5) of the
+warehouse (W), the intersection (T) or the entrance (S).
 
 Hypotheses come from the clip's scripts (each script planned an event or a near negative:
-a near miss passed at 1.2-2x the threshold, a zone walk just outside the zone) and, to
+a near miss passed at 1.2-2x the threshold, a zone walk just outside the zone, a car stopping
+just before its stop line, a follower who badges after the door shut, a stay in the loiter
+region a few seconds short of the limit) and, to
 bring the set near the paper's 104 positive / 59 negative split, from event types that did
 not happen although their actors are in the clip ("Did a forklift set down a pallet?"). The
 label is never the script's intent: it is whether `events(spec)` holds an event of that type
@@ -9,9 +12,9 @@ whose actors fit the hypothesis's descriptions (timeline_clip.matches).
 """
 from __future__ import annotations
 
+from blender_envs.infra.entrance_events import LOITER_S
 from formats.vantage_item import VantageItem, YesNoAnswer
-from packagers.vantage_tasks.timeline_clip import (DOMAIN, EVENT_CATEGORIES, EVENT_TYPES, TimelineClip, matches,
-                                                   prompts, slots, task_rng)
+from packagers.vantage_tasks.timeline_clip import TimelineClip, event_matches, slots, task_rng
 
 TASK = "event_verification"
 PAPER_POSITIVES, PAPER_NEGATIVES = 104, 59          # Table 7's split
@@ -19,8 +22,8 @@ PAPER_POSITIVES, PAPER_NEGATIVES = 104, 59          # Table 7's split
 
 def _hypothesis(clip: TimelineClip, kind: str, actors: list[str], generic: bool) -> tuple[str, str]:
     fields, refs = slots(kind, clip, actors, generic=generic)
-    text = prompts()[TASK]["hypotheses"][kind].format(**fields)
-    label = "yes" if any(matches(e, kind, refs) for e in clip.events) else "no"
+    text = clip.prompts(TASK)["hypotheses"][kind].format(**fields)
+    label = "yes" if any(event_matches(clip, e, kind, refs) for e in clip.events) else "no"
     return text, label
 
 
@@ -35,37 +38,65 @@ def _script_tags(clip: TimelineClip, script) -> dict:
     return tags
 
 
+# the intersection's and entrance's scripts: which planned numbers say how near the rule a
+# script came (its `planned` entries copied as tags), and the ratio to the rule's threshold
+NEARNESS = {"intersection": ("min_gap_m", "overshoot_m", "penetration_m", "lateral_m", "kerb_offset_m"),
+            "entrance": ("grant_after_shut_s", "stay_s")}
+
+
+def _nearness_tags(clip: TimelineClip, script) -> dict:
+    p = script.planned
+    tags = {k: float(p[k]) for k in NEARNESS[clip.spec.env] if k in p}
+    if "min_gap_m" in p:
+        tags["threshold_ratio"] = round(float(p["min_gap_m"]) / float(p["threshold_m"]), 6)
+    if "t_cross_s" in p:                                    # a red-light runner: after (+) or before (-) red
+        tags["after_red_s"] = round(float(p["t_cross_s"]) - float(p["t_red_s"]), 6)
+    if "stay_s" in p:
+        tags["threshold_ratio"] = round(float(p["stay_s"]) / LOITER_S, 6)
+    return tags
+
+
+def _cast(clip: TimelineClip, kind: str) -> list[str]:
+    """Distinct agents for the first of the type's actor shapes the clip can fill (an
+    absent-type hypothesis names their categories only), or [] when none fits."""
+    for shape in clip.vocab.signatures[kind]:
+        pools = {c: clip.agents(c) for c in shape}
+        if all(len(pools[c]) >= shape.count(c) for c in shape):
+            return [pools[c][shape[:i].count(c)] for i, c in enumerate(shape)]
+    return []
+
+
 def candidates(clip: TimelineClip) -> list[dict]:
     """Scripted hypotheses (positives and near negatives), then absent-type negatives as
     needed for about PAPER_NEGATIVES / PAPER_POSITIVES negatives per positive."""
     out = []
+    tags = _script_tags if clip.spec.env == "warehouse" else _nearness_tags
     for script in clip.spec.scripts:
         text, label = _hypothesis(clip, script.type, script.actors, generic=False)
         out.append({"question": text, "label": label, "event_type": script.type, "actors": ",".join(script.actors),
-                    "source": "scripted" if script.positive else "near_negative", **_script_tags(clip, script)})
+                    "source": "scripted" if script.positive else "near_negative", **tags(clip, script)})
     n_pos = sum(c["label"] == "yes" for c in out)
     need = round(n_pos * PAPER_NEGATIVES / PAPER_POSITIVES) - sum(c["label"] == "no" for c in out)
     asked = {s.type for s in clip.spec.scripts}
     happened = {e.type for e in clip.events}
-    absent = [k for k in EVENT_TYPES if k not in asked | happened
-              and all(clip.agents(c) for c in EVENT_CATEGORIES[k])]
+    shapes = {k: _cast(clip, k) for k in clip.vocab.event_types if k not in asked | happened}
+    absent = [k for k, actors in shapes.items() if actors]
     rng = task_rng(TASK, clip.clip_id, "absent_types")
     order = [absent[i] for i in rng.permutation(len(absent))]
     for kind in order[:max(0, need)]:
-        actors = [clip.agents(c)[0] for c in EVENT_CATEGORIES[kind]]
-        text, label = _hypothesis(clip, kind, actors, generic=True)
+        text, label = _hypothesis(clip, kind, shapes[kind], generic=True)
         out.append({"question": text, "label": label, "event_type": kind, "actors": "", "source": "absent_type"})
     return out
 
 
 def items(clip: TimelineClip) -> list[VantageItem]:
-    p = prompts()[TASK]
+    p = clip.prompts(TASK)
     media = clip.media()
     out = []
     for k, c in enumerate(candidates(clip)):
         tags = {key: v for key, v in c.items() if key not in ("question", "label")}
-        tags["lighting"] = clip.spec.lighting.condition
-        out.append(VantageItem(id=f"{TASK}/{clip.clip_id}/{k}", task=TASK, domain=DOMAIN, env=clip.spec.env,
+        tags.update(clip.condition_tags())
+        out.append(VantageItem(id=f"{TASK}/{clip.clip_id}/{k}", task=TASK, domain=clip.domain, env=clip.spec.env,
                                media=media, prompt=p["template"].format(system=p["system"], question=c["question"]),
                                answer=YesNoAnswer(label=c["label"]), tags=tags))
     return out

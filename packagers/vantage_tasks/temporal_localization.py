@@ -1,5 +1,6 @@
 """Temporal Localization items: a query about one event type -> its [t_start, t_end] in
-seconds (VANTAGE Table 5), one query per event type that happened in the clip.
+seconds (VANTAGE Table 5), one query per event type that happened in the clip (of any
+environment with a timeline vocabulary).
 
 The windows are every event of that type in `events(spec)` (two collisions in two aisles
 give two windows; the graders score a reply against the best one, Moment-DETR's rule,
@@ -9,7 +10,7 @@ docs/vantage-deviations.md), rounded to the hundredths of a second that the prom
 from __future__ import annotations
 
 from formats.vantage_item import SegmentsAnswer, VantageItem
-from packagers.vantage_tasks.timeline_clip import DOMAIN, EVENT_TYPES, TimelineClip, prompts, round_time
+from packagers.vantage_tasks.timeline_clip import TimelineClip, round_time
 
 TASK = "temporal_localization"
 
@@ -19,14 +20,14 @@ def windows(clip: TimelineClip, kind: str) -> list[tuple[float, float]]:
 
 
 def items(clip: TimelineClip) -> list[VantageItem]:
-    p = prompts()[TASK]
+    p = clip.prompts(TASK)
     media = clip.media()
     out = []
-    for kind in (k for k in EVENT_TYPES if any(e.type == k for e in clip.events)):
+    for kind in (k for k in clip.vocab.event_types if any(e.type == k for e in clip.events)):
         ws = windows(clip, kind)
         tags = {"event_type": kind, "n_windows": len(ws), "shortest_s": round(min(b - a for a, b in ws), 6),
-                "lighting": clip.spec.lighting.condition}
-        out.append(VantageItem(id=f"{TASK}/{clip.clip_id}/{len(out)}", task=TASK, domain=DOMAIN, env=clip.spec.env,
+                **clip.condition_tags()}
+        out.append(VantageItem(id=f"{TASK}/{clip.clip_id}/{len(out)}", task=TASK, domain=clip.domain, env=clip.spec.env,
                                media=media, prompt=p["template"].format(query=p["queries"][kind]),
                                answer=SegmentsAnswer(windows=ws), tags=tags))
     return out

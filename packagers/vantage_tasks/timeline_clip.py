@@ -1,6 +1,7 @@
 """What the four timeline tasks (EV, Video QA, Temporal Localization, DVC) read from one
-warehouse clip, and the parts they share: the prompts file, actor descriptions that say
-which agents they pick out, event matching, the shown media and the seeds.
+clip (warehouse, intersection or entrance: the words come from its environment's
+`timeline_vocab.Vocabulary`), and the parts they share: the prompts file, actor
+descriptions that say which agents they pick out, event matching, the shown media and the seeds.
 
 A description is text plus its referents (the track ids it fits): "the orange forklift"
 when no other forklift is orange, else a generic "a forklift" that fits every forklift.
@@ -15,38 +16,33 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import permutations
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import yaml
 
-from blender_envs.infra.warehouse import WarehouseSpec, events as warehouse_events
 from formats.vantage_item import Media
 from geometry.camera import project
 from geometry.clip import camera_pose
 from geometry.events import Event
+from packagers.vantage_tasks.timeline_vocab import VOCABULARIES, WAREHOUSE, Vocabulary, vocabulary
 from render_farm.clips import clip_id_for
 from render_farm.seeds import rng_for
 
 PROMPTS_FILE = Path(__file__).resolve().parent.parent / "prompts" / "vantage_timeline.yaml"
-EVENT_TYPES = ("near_miss", "collision", "pickup", "drop", "zone_entry", "fall")
 TASK_SECTIONS = ("event_verification", "video_qa", "temporal_localization", "dense_captioning")
 TIME_DECIMALS = 2              # answer times in hundredths of a second: the 'mm:ss.ss' the prompts ask for
-DOMAIN = "W"
-NOUN = {"person": "worker", "forklift": "forklift", "amr": "AMR", "pallet": "pallet"}
-GENERIC = {"person": "a worker", "forklift": "a forklift", "amr": "an AMR", "pallet": "a pallet"}
-# (colour key in Look.color_names, description template), tried in order until one picks out one agent
-ATTRIBUTES = {
-    "person": (("vest", "the worker in the {} vest"), ("hat", "the worker in the {} hard hat"),
-               ("shirt", "the worker in the {} shirt"), ("trousers", "the worker in {} trousers")),
-    "forklift": (("paint", "the {} forklift"), ("operator_vest", "the forklift with the driver in the {} vest")),
-    "amr": (("paint", "the {} AMR"),),
-    "pallet": (),
-}
-CATEGORY_ORDER = ("person", "forklift", "amr", "pallet")
-# the actor categories every template of an event type assumes ("A forklift collides with an AMR")
-EVENT_CATEGORIES = {"near_miss": ("person", "forklift"), "collision": ("forklift", "amr"),
-                    "pickup": ("forklift", "pallet"), "drop": ("forklift", "pallet"),
-                    "zone_entry": ("person",), "fall": ("person",)}
+# the warehouse's words under their old names (its vocabulary is timeline_vocab.WAREHOUSE)
+EVENT_TYPES = WAREHOUSE.event_types
+DOMAIN = WAREHOUSE.domain
+NOUN, GENERIC, ATTRIBUTES = WAREHOUSE.nouns, WAREHOUSE.generic, WAREHOUSE.attributes
+CATEGORY_ORDER = WAREHOUSE.category_order
+EVENT_CATEGORIES = {k: v[0] for k, v in WAREHOUSE.signatures.items()}
+# per task: the keys an environment's entry may override, and the map that needs every event type
+ENV_KEYS = {"event_verification": ("system", "hypotheses"), "video_qa": ("preamble", "questions", "event_options"),
+            "temporal_localization": ("queries",), "dense_captioning": ("captions",)}
+EVENT_MAPS = {"event_verification": "hypotheses", "video_qa": "event_options",
+              "temporal_localization": "queries", "dense_captioning": "captions"}
 
 
 class PromptError(ValueError):
@@ -55,6 +51,9 @@ class PromptError(ValueError):
 
 @lru_cache(maxsize=1)
 def prompts() -> dict:
+    """The prompts file, checked: every section and key, and for every environment with a
+    vocabulary a template per event type in each of the four event maps (an environment
+    other than the warehouse takes its texts from `<section>.<env>`, the rest from the section)."""
     data = yaml.safe_load(PROMPTS_FILE.read_text(encoding="utf-8"))
     need = {"event_verification": ("template", "system", "hypotheses"),
             "video_qa": ("template", "preamble", "questions", "event_options"),
@@ -64,12 +63,45 @@ def prompts() -> dict:
         for k in keys:
             if not isinstance(data.get(section), dict) or k not in data[section]:
                 raise PromptError(f"{PROMPTS_FILE}: {section}.{k} is missing")
-    for section, key in (("event_verification", "hypotheses"), ("video_qa", "event_options"),
-                         ("temporal_localization", "queries"), ("dense_captioning", "captions")):
-        missing = [t for t in EVENT_TYPES if t not in data[section][key]]
+    for env, vocab in VOCABULARIES.items():
+        for section, key in EVENT_MAPS.items():
+            where = section if env == WAREHOUSE.env else f"{section}.{env}"
+            own = data[section] if env == WAREHOUSE.env else data[section].get(env)
+            if not isinstance(own, dict):
+                raise PromptError(f"{PROMPTS_FILE}: {where} is missing")
+            if env != WAREHOUSE.env:
+                absent = [k for k in ENV_KEYS[section] if k not in own]
+                if absent:
+                    raise PromptError(f"{PROMPTS_FILE}: {where} lacks {absent}")
+            missing = [t for t in vocab.event_types if not isinstance(own[key], dict) or t not in own[key]]
+            if missing:
+                raise PromptError(f"{PROMPTS_FILE}: {where}.{key} lacks {missing}")
+        where = "video_qa" if env == WAREHOUSE.env else f"video_qa.{env}"
+        questions = (data["video_qa"] if env == WAREHOUSE.env else data["video_qa"][env])["questions"]
+        missing = [q for q in program_ids(vocab) if not isinstance(questions, dict) or q not in questions]
         if missing:
-            raise PromptError(f"{PROMPTS_FILE}: {section}.{key} lacks {missing}")
+            raise PromptError(f"{PROMPTS_FILE}: {where}.questions lacks {missing}")
     return data
+
+
+def program_ids(vocab: Vocabulary) -> list[str]:
+    """The Video QA programs an environment's clips can ask (each needs a question text)."""
+    extra = ["carrier_paint"] if "pallet" in vocab.category_order else []
+    return ([f"count_{c}" for c in vocab.counted] + list(vocab.event_counts) + list(vocab.actor_colour) + extra
+            + ["first_event", "last_event"])
+
+
+def section(task: str, env: str) -> dict:
+    """One task's prompt texts for an environment: the section, with the environment's own
+    entry over it (the warehouse's texts are the section's own)."""
+    data = prompts()[task]
+    vocabulary(env)
+    return data if env == WAREHOUSE.env else {**data, **data[env]}
+
+
+def derive_events(spec) -> list[Event]:
+    """The spec's events by its environment's rules (`<env>.events`)."""
+    return vocabulary(spec.env).events(spec)
 
 
 def task_rng(task: str, clip_id: str, stage: str) -> np.random.Generator:
@@ -88,41 +120,55 @@ class Description:
 
 @dataclass(frozen=True)
 class TimelineClip:
-    """One warehouse clip as the generators see it: the spec, its derived events, and the
-    shown frames' size (the rendered clip's, or the camera's at a long side)."""
-    spec: WarehouseSpec
+    """One clip as the generators see it: the spec (of any environment with a vocabulary),
+    its derived events, and the shown frames' size (the rendered clip's, or the camera's at
+    a long side)."""
+    spec: Any
     events: tuple[Event, ...]
     width: int
     height: int
 
     def __post_init__(self):
+        vocab = vocabulary(self.spec.env)
         for e in self.events:
             cats = tuple(sorted(self.category(a) for a in e.actors))
-            if e.type not in EVENT_CATEGORIES or cats != tuple(sorted(EVENT_CATEGORIES[e.type])):
+            shapes = vocab.signatures.get(e.type)
+            if shapes is None or all(cats != tuple(sorted(s)) for s in shapes):
+                assumed = None if shapes is None else shapes[0] if len(shapes) == 1 else list(shapes)
                 raise ValueError(f"{self.clip_id}: a {e.type} event of {cats} has no template "
-                                 f"(templates assume {EVENT_CATEGORIES.get(e.type)})")
+                                 f"(templates assume {assumed})")
 
     @classmethod
-    def from_spec(cls, spec: WarehouseSpec, long_side_px: int, events: list[Event] | None = None) -> "TimelineClip":
+    def from_spec(cls, spec, long_side_px: int, events: list[Event] | None = None) -> "TimelineClip":
+        vocabulary(getattr(spec, "env", None))
         pose = camera_pose(spec.timeline.camera, 0.0, long_side_px)
-        evs = warehouse_events(spec) if events is None else events
+        evs = derive_events(spec) if events is None else events
         return cls(spec, tuple(evs), pose.width, pose.height)
 
     @classmethod
-    def from_run(cls, env_dir: str | Path, scene_id: str) -> "TimelineClip":
-        """From a warehouse run: `scenes/<scene_id>.json` (the spec) and `clips/<clip_id>.json`
+    def from_run(cls, env_dir: str | Path, scene_id: str, env: str = WAREHOUSE.env) -> "TimelineClip":
+        """From a run of `env`: `scenes/<scene_id>.json` (the spec) and `clips/<clip_id>.json`
         (the shown size, and its events, which must equal those derived from the spec)."""
+        vocab = vocabulary(env)
         if not re.fullmatch(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*", scene_id):
             raise ValueError(f"not a scene id: {scene_id!r}")       # never read outside the run
         env_dir = Path(env_dir)
         state = json.loads((env_dir / "scenes" / f"{scene_id}.json").read_text(encoding="utf-8"))
-        spec = WarehouseSpec.model_validate(state["spec"])
-        doc = json.loads((env_dir / "clips" / f"{clip_id_for('warehouse', scene_id)}.json").read_text(encoding="utf-8"))
+        spec = vocab.spec_class.model_validate(state["spec"])
+        doc = json.loads((env_dir / "clips" / f"{clip_id_for(env, scene_id)}.json").read_text(encoding="utf-8"))
         cam = doc["frames"][0]["camera"]
-        evs = warehouse_events(spec)
+        evs = derive_events(spec)
         if [e.model_dump(exclude_none=True) for e in evs] != doc["events"]:
             raise ValueError(f"{env_dir}: the clip file's events of {scene_id} differ from the spec's (stale clip?)")
         return cls(spec, tuple(evs), int(cam["width"]), int(cam["height"]))
+
+    @property
+    def vocab(self) -> Vocabulary:
+        return vocabulary(self.spec.env)
+
+    @property
+    def domain(self) -> str:
+        return self.vocab.domain
 
     @property
     def clip_id(self) -> str:
@@ -131,6 +177,15 @@ class TimelineClip:
     @property
     def duration_s(self) -> float:
         return float(self.spec.timeline.clip.duration_s)
+
+    def prompts(self, task: str) -> dict:
+        return section(task, self.spec.env)
+
+    def condition_tags(self) -> dict:
+        """The lighting, and the weather where the environment draws one (the intersection)."""
+        light = self.spec.lighting
+        weather = getattr(light, "weather", None)
+        return {"lighting": light.condition, **({"weather": weather} if weather is not None else {})}
 
     def media(self) -> Media:
         clip = self.spec.timeline.clip
@@ -146,22 +201,31 @@ class TimelineClip:
         return self.spec.timeline.agent(track_id).category
 
     def color(self, track_id: str, key: str) -> str | None:
-        return self.spec.looks[track_id].color_names.get(key)
+        """A colour name of the agent's look ('param:<name>': one of its params, a garment)."""
+        look = self.spec.looks[track_id]
+        if key.startswith("param:"):
+            value = look.params.get(key[len("param:"):])
+            return None if value is None else str(value)
+        return look.color_names.get(key)
+
+    def _values(self, track_id: str, keys) -> tuple | None:
+        values = tuple(self.color(track_id, k) for k in ((keys,) if isinstance(keys, str) else keys))
+        return None if None in values else values
 
     def describe(self, track_id: str) -> Description:
         """The first attribute description that fits this agent alone, else the generic one."""
         cat = self.category(track_id)
-        for key, text in ATTRIBUTES[cat]:
-            value = self.color(track_id, key)
-            if value is None:
+        for keys, text in self.vocab.attributes[cat]:
+            values = self._values(track_id, keys)
+            if values is None:
                 continue
-            fits = frozenset(t for t in self.agents(cat) if self.color(t, key) == value)
+            fits = frozenset(t for t in self.agents(cat) if self._values(t, keys) == values)
             if fits == {track_id}:
-                return Description(text.format(value), fits)
+                return Description(text.format(*values), fits)
         return self.generic(cat)
 
     def generic(self, category: str) -> Description:
-        return Description(GENERIC[category], frozenset(self.agents(category)))
+        return Description(self.vocab.generic[category], frozenset(self.agents(category)))
 
     def in_view(self, track_id: str) -> bool:
         """The agent's whole box projects inside the image, in front of the camera, at one
@@ -175,33 +239,38 @@ class TimelineClip:
         return False
 
 
-def matches(event: Event, kind: str, referents: list[frozenset[str]]) -> bool:
+def matches(event: Event, kind: str, referents: list[frozenset[str]], positional: bool = False) -> bool:
     """The event has this type and its actors can be assigned one to each referent set
-    (distinct actors)."""
+    (distinct actors); `positional`: the event's actors in their own order (roles that
+    one category plays twice: the tailgater is the second)."""
     if event.type != kind or len(event.actors) < len(referents):
         return False
+    if positional:
+        return all(a in r for a, r in zip(event.actors, referents))
     return any(all(a in r for a, r in zip(perm, referents)) for perm in permutations(event.actors, len(referents)))
 
 
+def event_matches(clip: TimelineClip, event: Event, kind: str, referents: list[frozenset[str]]) -> bool:
+    return matches(event, kind, referents, positional=kind in clip.vocab.positional)
+
+
 def ordered_actors(clip: TimelineClip, actors: list[str]) -> list[str]:
-    """Actors in the templates' order: person, forklift, AMR, pallet."""
-    return sorted(actors, key=lambda t: (CATEGORY_ORDER.index(clip.category(t)), t))
+    """Actors in the templates' order (the vocabulary's category order: the warehouse's
+    person, forklift, AMR, pallet)."""
+    order = clip.vocab.category_order
+    return sorted(actors, key=lambda t: (order.index(clip.category(t)), t))
 
 
 def slots(kind: str, clip: TimelineClip, actors: list[str], generic: bool = False) -> tuple[dict, list[frozenset]]:
-    """Template fields and referent sets for an event of `kind` with these actors: near_miss
-    {person, forklift}, collision {first, second}, pickup/drop {forklift} (the pallet is 'a
-    pallet'), zone_entry/fall {person}. `generic`: category words only ('a forklift')."""
-    movers = [t for t in ordered_actors(clip, actors) if clip.category(t) != "pallet"]
+    """Template fields and referent sets for an event of `kind` with these actors, in the
+    vocabulary's slot names (the warehouse's near_miss {person, forklift}, collision {first,
+    second}, pickup/drop {forklift} (the pallet is 'a pallet'), zone_entry/fall {person});
+    a positional type keeps the actors' own order. `generic`: category words only ('a forklift')."""
+    vocab = clip.vocab
+    kept = actors if kind in vocab.positional else ordered_actors(clip, actors)
+    movers = [t for t in kept if clip.category(t) not in vocab.silent]
     descs = [clip.generic(clip.category(t)) if generic else clip.describe(t) for t in movers]
-    if kind == "collision":
-        names = ("first", "second")
-    elif kind == "near_miss":
-        names = ("person", "forklift")
-    elif kind in ("pickup", "drop"):
-        names = ("forklift",)
-    else:
-        names = ("person",)
+    names = vocab.slot_names.get(kind, ())
     if len(descs) != len(names):
         raise ValueError(f"a {kind} event needs {len(names)} mover(s), got {movers}")
     return {n: d.text for n, d in zip(names, descs)}, [d.referents for d in descs]

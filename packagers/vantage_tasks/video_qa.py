@@ -1,11 +1,14 @@
 """Video QA items: 4-option multiple choice from small programs over one clip's spec and
 events (VANTAGE Table 5; CLEVR-style, one program per question type).
 
-Programs: how many workers / forklifts / AMRs appear (asked only when every one of them is
-wholly in frame at some shown time), how many workers enter the restricted zone, a colour
-of the actor of an event that happened once (the hard hat of the worker who falls, ...),
-the colour of the one forklift that carries a pallet, and which event happens first / last
-(asked only when it leads the next one by MIN_ORDER_GAP_S at both its start and its end).
+Programs (their data per environment in timeline_vocab): how many agents of a category
+appear (workers, forklifts, AMRs; pedestrians, cars, motorcycles, cyclists; people; asked
+only when every one of them is wholly in frame at some shown time), how many distinct
+agents do a scripted thing (workers entering the restricted zone, jaywalkers, badge uses),
+a colour of the actor of an event that happened once (the hard hat of the worker who falls,
+the car that runs the red, the tailgater's coat, ...), the colour of the one forklift that
+carries a pallet, and which event happens first / last (asked only when it leads the next
+one by MIN_ORDER_GAP_S at both its start and its end).
 Distractors are values of the same type (other counts, other colours of the same palette,
 other event types). The correct option's letter comes from a balanced sequence: shuffled
 blocks of ABCD over one clip (`items`) or over a whole set of clips (`generate`), so every
@@ -16,20 +19,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from blender_envs.infra.warehouse import PALETTES
 from formats.vantage_item import LETTERS, ChoiceAnswer, VantageItem
-from packagers.vantage_tasks.timeline_clip import DOMAIN, EVENT_TYPES, TimelineClip, prompts, task_rng
+from packagers.vantage_tasks.timeline_clip import TimelineClip, task_rng
+from packagers.vantage_tasks.timeline_vocab import WAREHOUSE
 
 TASK = "video_qa"
 MIN_ORDER_GAP_S = 0.5
-COUNTED = ("person", "forklift", "amr")
-# question id -> (event type, actor category, colour key, palette)
-ACTOR_COLOUR = {"fall_hat": ("fall", "person", "hat", "hat"),
-                "zone_shirt": ("zone_entry", "person", "shirt", "shirt"),
-                "near_miss_paint": ("near_miss", "forklift", "paint", "forklift"),
-                "pickup_paint": ("pickup", "forklift", "paint", "forklift"),
-                "drop_paint": ("drop", "forklift", "paint", "forklift"),
-                "collision_amr_paint": ("collision", "amr", "paint", "amr")}
+# the warehouse's programs under their old names (every environment's: timeline_vocab)
+COUNTED = WAREHOUSE.counted
+# question id -> (event type, actor category or slot index, colour key, palette)
+ACTOR_COLOUR = WAREHOUSE.actor_colour
 
 
 @dataclass(frozen=True)
@@ -53,31 +52,35 @@ def _count_options(clip: TimelineClip, program: str, n: int) -> tuple[str, ...]:
 
 def counts(clip: TimelineClip) -> list[Question]:
     out = []
-    for cat in COUNTED:
+    texts = clip.prompts(TASK)["questions"]
+    for cat in clip.vocab.counted:
         ids = clip.agents(cat)
         if all(clip.in_view(t) for t in ids):
             prog = f"count_{cat}"
-            out.append(Question(prog, prompts()[TASK]["questions"][prog], str(len(ids)),
-                                _count_options(clip, prog, len(ids))))
-    if any(s.type == "zone_entry" for s in clip.spec.scripts):
-        n = len({e.actors[0] for e in clip.events if e.type == "zone_entry"})
-        out.append(Question("zone_count", prompts()[TASK]["questions"]["zone_count"], str(n),
-                            _count_options(clip, "zone_count", n)))
+            out.append(Question(prog, texts[prog], str(len(ids)), _count_options(clip, prog, len(ids))))
+    for prog, kind in clip.vocab.event_counts.items():
+        if any(s.type == kind for s in clip.spec.scripts):
+            n = len({e.actors[0] for e in clip.events if e.type == kind})
+            out.append(Question(prog, texts[prog], str(n), _count_options(clip, prog, n)))
     return out
 
 
 def actor_colours(clip: TimelineClip) -> list[Question]:
     out = []
-    for prog, (kind, cat, key, palette) in ACTOR_COLOUR.items():
+    vocab = clip.vocab
+    for prog, (kind, role, key, palette) in vocab.actor_colour.items():
         evs = [e for e in clip.events if e.type == kind]
         if len(evs) != 1:
             continue
-        actor = [a for a in evs[0].actors if clip.category(a) == cat]
+        if isinstance(role, int):                     # a slot of a positional event: the tailgater is [1]
+            actor = evs[0].actors[role:role + 1]
+        else:
+            actor = [a for a in evs[0].actors if clip.category(a) == role]
         colour = clip.color(actor[0], key) if len(actor) == 1 else None
         if colour is None:
             continue
-        pool = [c for c in sorted(PALETTES[palette]) if c != colour]
-        out.append(Question(prog, prompts()[TASK]["questions"][prog], colour, _pick(clip, prog, pool),
+        pool = [c for c in vocab.palettes[palette] if c != colour]
+        out.append(Question(prog, clip.prompts(TASK)["questions"][prog], colour, _pick(clip, prog, pool),
                             {"event_type": kind, "actor": actor[0]}))
     return out
 
@@ -102,8 +105,8 @@ def carrier_colour(clip: TimelineClip) -> list[Question]:
     if len(held) != 1:
         return []
     colour = clip.color(held[0], "paint")
-    pool = [c for c in sorted(PALETTES["forklift"]) if c != colour]
-    return [Question("carrier_paint", prompts()[TASK]["questions"]["carrier_paint"], colour,
+    pool = [c for c in clip.vocab.palettes["forklift"] if c != colour]
+    return [Question("carrier_paint", clip.prompts(TASK)["questions"]["carrier_paint"], colour,
                      _pick(clip, "carrier_paint", pool), {"actor": held[0]})]
 
 
@@ -119,12 +122,12 @@ def _order_question(clip: TimelineClip, prog: str, first: bool) -> Question | No
     if not all(sign * (e.t_start - lead.t_start) >= MIN_ORDER_GAP_S and sign * (e.t_end - lead.t_end) >= MIN_ORDER_GAP_S
                for e in rest):
         return None
-    texts = prompts()[TASK]["event_options"]
+    texts = clip.prompts(TASK)["event_options"]
     present = sorted({e.type for e in rest})
-    absent = [k for k in EVENT_TYPES if k != lead.type and k not in present]
+    absent = [k for k in clip.vocab.event_types if k != lead.type and k not in present]
     pool = present if len(present) >= 3 else present + absent
     picked = _pick(clip, prog, pool) if len(present) >= 3 else tuple(present) + _pick(clip, prog, absent, 3 - len(present))
-    return Question(prog, prompts()[TASK]["questions"][prog], texts[lead.type], tuple(texts[k] for k in picked),
+    return Question(prog, clip.prompts(TASK)["questions"][prog], texts[lead.type], tuple(texts[k] for k in picked),
                     {"event_type": lead.type})
 
 
@@ -148,10 +151,10 @@ def _item(clip: TimelineClip, k: int, q: Question, letter: str) -> VantageItem:
     others = [q.distractors[i] for i in rng.permutation(3)]
     pos = LETTERS.index(letter)
     options = tuple(others[:pos] + [q.correct] + others[pos:])
-    p = prompts()[TASK]
+    p = clip.prompts(TASK)
     prompt = p["template"].format(question=f"{p['preamble']} {q.text}", **dict(zip(LETTERS, options)))
-    tags = {"program": q.program, "lighting": clip.spec.lighting.condition, **q.tags}
-    return VantageItem(id=f"{TASK}/{clip.clip_id}/{k}", task=TASK, domain=DOMAIN, env=clip.spec.env,
+    tags = {"program": q.program, **clip.condition_tags(), **q.tags}
+    return VantageItem(id=f"{TASK}/{clip.clip_id}/{k}", task=TASK, domain=clip.domain, env=clip.spec.env,
                        media=clip.media(), prompt=prompt,
                        answer=ChoiceAnswer(task=TASK, letter=letter, options=options), tags=tags)
 

@@ -2,9 +2,12 @@
 
 Which environment feeds which task is decided here, once: the warehouse's 8-frame clips feed
 the timeline tasks (packagers/vantage_tasks: EV, Video QA, Temporal Localization, DVC) and the
-image tasks (Referring Expressions, Spatial Pointing, Object Localization); `warehouse_sot`
-renders the frames at SOT's strides and feeds Single Object Tracking. A task whose sources are
-all missing from the runs is an error naming the environment to render, never an empty config.
+image tasks (Referring Expressions, Spatial Pointing, Object Localization), which the
+crossroads (`intersection`; its aerial view `intersection_aerial` for Referring Expressions,
+its vehicle-mounted view `intersection_forward` for Spatial Pointing) and the entrance feed
+too; `warehouse_sot` renders the frames at SOT's strides and feeds Single Object Tracking.
+A task whose sources are all missing from the runs is an error naming the environment to
+render, never an empty config.
 """
 from __future__ import annotations
 
@@ -16,8 +19,11 @@ from formats.vantage_item import TASKS, VantageItem
 
 TIMELINE_TASKS = ("event_verification", "video_qa", "temporal_localization", "dense_captioning")
 SOURCES = {**{t: ("warehouse",) for t in TIMELINE_TASKS},
-           "referring_expressions": ("warehouse",), "spatial_pointing": ("warehouse",),
-           "object_localization": ("warehouse",), "single_object_tracking": ("warehouse_sot",)}
+           # the image tasks: the warehouse (its items keep their order), then the paper's viewpoints
+           "referring_expressions": ("warehouse", "intersection_aerial", "intersection", "entrance"),
+           "spatial_pointing": ("warehouse", "intersection_forward", "intersection", "entrance"),
+           "object_localization": ("warehouse", "intersection", "entrance"),
+           "single_object_tracking": ("warehouse_sot",)}
 
 
 class VantageItemsError(ValueError):

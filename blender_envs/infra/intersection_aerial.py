@@ -37,7 +37,6 @@ AIM_M = 6.0
 GROUND_MARGIN_M = 5.0
 ROOF_CLEAR_M = 1.0
 CAMERA_ATTEMPTS = 200
-SIGHT_SAMPLES = 200
 
 
 def _r(x) -> float:
@@ -58,13 +57,21 @@ def corner_ground_points(cam: MountedCamera) -> np.ndarray | None:
 
 
 def sight_clear(eye, target, buildings) -> bool:
-    """No building box holds a point of the segment eye -> target (SIGHT_SAMPLES samples)."""
+    """No building box meets the segment eye -> target (target below eye: the segment's lowest
+    point over a footprint is where it leaves it, found by clipping the segment's ground track)."""
     eye, target = np.asarray(eye, float), np.asarray(target, float)
-    for s in np.linspace(0.0, 1.0, SIGHT_SAMPLES):
-        p = eye + s * (target - eye)
-        for b in buildings:
-            if b.lo[0] <= p[0] <= b.hi[0] and b.lo[1] <= p[1] <= b.hi[1] and p[2] <= b.height:
-                return False
+    d = target - eye
+    for b in buildings:
+        t0, t1 = 0.0, 1.0
+        for k in (0, 1):
+            if abs(d[k]) < 1e-12:
+                if not b.lo[k] <= eye[k] <= b.hi[k]:
+                    t0, t1 = 1.0, 0.0
+                continue
+            a, c = sorted(((b.lo[k] - eye[k]) / d[k], (b.hi[k] - eye[k]) / d[k]))
+            t0, t1 = max(t0, a), min(t1, c)
+        if t0 <= t1 and eye[2] + t1 * d[2] <= b.height:
+            return False
     return True
 
 

@@ -2,10 +2,12 @@
 
 Which environment feeds which task is decided here, once: the 8-frame clips of the warehouse,
 the intersection and the entrance feed the timeline tasks (packagers/vantage_tasks: EV, Video
-QA, Temporal Localization, DVC; domains W, T, S), the warehouse's the
-image tasks (Referring Expressions, Spatial Pointing, Object Localization); `warehouse_sot`
-renders the frames at SOT's strides and feeds Single Object Tracking. A task whose sources are
-all missing from the runs is an error naming the environment to render, never an empty config.
+QA, Temporal Localization, DVC; domains W, T, S) and the image tasks (Referring Expressions,
+Spatial Pointing, Object Localization), for which the crossroads also has the paper's
+viewpoints: its aerial view `intersection_aerial` for Referring Expressions and its
+vehicle-mounted view `intersection_forward` for Spatial Pointing. `warehouse_sot` renders the
+frames at SOT's strides and feeds Single Object Tracking. A task whose sources are all missing
+from the runs is an error naming the environment to render, never an empty config.
 """
 from __future__ import annotations
 
@@ -18,8 +20,11 @@ from formats.vantage_item import TASKS, VantageItem
 TIMELINE_TASKS = ("event_verification", "video_qa", "temporal_localization", "dense_captioning")
 TIMELINE_ENVS = ("warehouse", "intersection", "entrance")     # domains W, T, S (timeline_vocab)
 SOURCES = {**{t: TIMELINE_ENVS for t in TIMELINE_TASKS},
-           "referring_expressions": ("warehouse",), "spatial_pointing": ("warehouse",),
-           "object_localization": ("warehouse",), "single_object_tracking": ("warehouse_sot",)}
+           # the image tasks: the warehouse (its items keep their order), then the paper's viewpoints
+           "referring_expressions": ("warehouse", "intersection_aerial", "intersection", "entrance"),
+           "spatial_pointing": ("warehouse", "intersection_forward", "intersection", "entrance"),
+           "object_localization": ("warehouse", "intersection", "entrance"),
+           "single_object_tracking": ("warehouse_sot",)}
 
 
 class VantageItemsError(ValueError):

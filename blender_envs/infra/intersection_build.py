@@ -23,7 +23,7 @@ from blender_envs.core import materials
 from blender_envs.core.bpy_env import bpy
 from blender_envs.infra import road_bodies
 from blender_envs.infra.intersection import IntersectionSpec
-from blender_envs.infra.intersection_layout import (ARM_LEN, ARMS, ROAD_HALF, building_parts, lamp_parts,
+from blender_envs.infra.intersection_layout import (ARMS, GROUND_HALF_M, ROAD_HALF, building_parts, lamp_parts,
                                                     signal_parts)
 from blender_envs.infra.warehouse_build import _emission, _multi, _noisy, kelvin_rgb
 from blender_envs.infra.warehouse_layout import stripe_part
@@ -147,7 +147,7 @@ def _car(scene, spec: IntersectionSpec, agent, pass_index: int):
 
 def _ground(scene, spec: IntersectionSpec, add) -> None:
     cx, cy = spec.centre
-    E = ARM_LEN + 10.0
+    E = GROUND_HALF_M
     asphalt = materials.principled("asphalt", spec.asphalt_color, 0.12 if spec.lighting.weather == "rain" else 0.75)
     materials.noise_tint(asphalt.node_tree, asphalt.node_tree.nodes["Principled BSDF"], spec.asphalt_color, 0.6, 0.35,
                          coord="Object", bump=0.05, detail=8.0)

@@ -33,6 +33,7 @@ STOP_A = ROAD_HALF + 4.5             # stop line (its centre) from the centre
 STOP_W = 0.4
 SIDEWALK_W = 3.5
 ARM_LEN = 90.0                        # the drawn road reaches this far from the centre
+GROUND_HALF_M = ARM_LEN + 10.0        # the ground box's half-size round the centre (intersection_build)
 MARK_Z = 0.003
 AMBER_S = 3.0
 ALL_RED_S = 2.0

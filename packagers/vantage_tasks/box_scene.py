@@ -18,6 +18,14 @@ a few pixels of colour, not a localisable object; the warehouse render test uses
 floor). An object is *clear* at or above it with at least half its surface unhidden, and
 *absent* with no pixel at all; in between it is ambiguous, and the tasks avoid asking about
 it (see each task).
+
+Domains. The warehouse (W) names workers by vest and forklifts / mobile robots by paint; the
+crossroads views (T: `intersection`, `intersection_forward`, `intersection_aerial`) name cars
+by paint and body style, motorcycles by paint and the rider's helmet, cyclists by the bicycle's
+frame and their helmet, pedestrians by shirt and trousers; the entrance (S) names people by
+the colour and kind of their top (shirt or coat), their trousers and what they carry. A
+backpack is a fact only while the person's back is towards the camera (else it is hidden
+behind the body and `item` is None: unknown, like a forklift's load being lifted).
 """
 from __future__ import annotations
 
@@ -28,6 +36,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+import numpy as np
 import yaml
 
 from blender_envs.registry import get_environment
@@ -38,11 +47,24 @@ HARNESS_FRAME_PX = 1920 * 1080
 MIN_PX_FLOOR = 12
 CLEAR_FRACTION = 0.5                 # at least half the surface unhidden and in frame
 PROMPTS_FILE = Path(__file__).resolve().parent.parent / "prompts" / "vantage_boxes.yaml"
-DOMAIN = {"warehouse": "W", "warehouse_sot": "W"}
+DOMAIN = {"warehouse": "W", "warehouse_sot": "W", "intersection": "T", "intersection_forward": "T",
+          "intersection_aerial": "T", "entrance": "S"}
 
 # How each tracked category is named in a prompt (pallets are not asked about: the racks and
 # floor stacks hold pallets that are not agents, so "every pallet" has no ground truth).
 NOUNS = {"person": "worker", "forklift": "forklift", "amr": "mobile robot"}
+# The crossroads: a bicycle's object is the bicycle with its rider, hence "cyclist"; a person
+# is on foot (riders are part of their vehicle's object). The entrance's door is no agent asked about.
+NOUNS_BY_DOMAIN = {"W": NOUNS, "T": {"car": "car", "motorcycle": "motorcycle", "bicycle": "cyclist",
+                                     "person": "pedestrian"},
+                   "S": {"person": "person"}}
+# A car's body style as a word, and the styles a viewer cannot tell from it (the resolver
+# treats a style word as any style of its group: a low car, a tall one, a van, a pickup).
+STYLE_WORDS = {"sedan": "sedan", "hatchback": "hatchback", "coupe": "coupe", "wagon": "station wagon",
+               "convertible": "convertible", "SUV": "SUV", "crossover": "crossover", "minivan": "minivan",
+               "pickup": "pickup truck", "van": "van"}
+STYLE_GROUPS = ({"sedan", "hatchback", "coupe", "wagon"}, {"convertible"}, {"SUV", "crossover", "minivan"},
+                {"pickup"}, {"van"})
 
 _ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,199}$")
 
@@ -153,6 +175,12 @@ class Thing:
     load: bool | None = None            # forklift: carrying a pallet; None when in between
     operator_vest: str | None = None    # forklift: its seated operator's vest
     tote: str | None = None             # AMR: the tote's colour, None without one
+    domain: str = "W"
+    style: str | None = None            # car: body style (BODY_STYLES); entrance person: "shirt" or "coat"
+    helmet: str | None = None           # motorcycle rider's / cyclist's helmet colour (cyclist: None without)
+    trousers: str | None = None         # pedestrian / entrance person
+    item: str | None = None             # entrance person: "backpack", "briefcase", "none"; None: hidden
+    item_color: str | None = None
 
     def clear(self, min_px: int) -> bool:
         return self.box is not None and self.visible_px >= min_px and self.visible_fraction >= CLEAR_FRACTION
@@ -176,30 +204,75 @@ def _forklift_load(spec, forklift, t: float) -> bool | None:
     return None
 
 
+def _road_facts(look) -> dict:
+    """The crossroads' facts of one road user (intersection.Look)."""
+    names = look.color_names
+    if look.kind == "car":
+        return {"color": names["paint"], "style": names["style"]}
+    if look.kind == "motorcycle":
+        return {"color": names["paint"], "helmet": names["helmet"]}
+    if look.kind == "bicycle":
+        return {"color": names["frame"], "helmet": names.get("helmet")}
+    if look.kind == "person":
+        return {"color": names["shirt"], "trousers": names["trousers"]}
+    return {"color": None}
+
+
+def _entrance_facts(look, agent, t: float, camera_xyz) -> dict:
+    """The entrance's facts of one person (entrance._person_look); a backpack only when the
+    camera is behind the person's back (the x axis of its pose is its facing)."""
+    if look.kind != "person":
+        return {"color": None}
+    names, item = look.color_names, str(look.params["item"])
+    if item == "backpack":
+        M = agent.pose(t)
+        if float(np.dot(M[:2, 0], np.asarray(camera_xyz[:2], float) - M[:2, 3])) >= 0.0:
+            item = None
+    return {"color": names["top"], "style": str(look.params["top"]), "trousers": names["trousers"], "item": item,
+            "item_color": names.get(item) if item not in (None, "none") else None}
+
+
+def _warehouse_facts(spec, look, agent, t: float) -> dict:
+    """The warehouse's facts of one agent (warehouse.Look)."""
+    names = look.color_names
+    if look.kind == "person":
+        return {"color": names["vest"]}
+    if look.kind == "forklift":
+        return {"color": names["paint"], "load": _forklift_load(spec, agent, t), "operator_vest": names["operator_vest"]}
+    if look.kind == "amr":
+        return {"color": names["paint"], "tote": names.get("tote")}
+    return {"color": None}
+
+
 def frame_things(clip: Clip, frame: dict) -> list[Thing]:
     """The frame's agents with their facts at the frame's time, in the clip file's order."""
     spec, t = clip.spec, float(frame["t"])
+    dom = domain(clip)
     out = []
     for o in frame["objects"]:
-        agent = spec.timeline.agent(o["track_id"])
-        look = spec.looks[o["track_id"]]
-        names = look.color_names
-        kw = {}
-        if look.kind == "person":
-            color = names["vest"]
-        elif look.kind == "forklift":
-            color = names["paint"]
-            kw = {"load": _forklift_load(spec, agent, t), "operator_vest": names["operator_vest"]}
-        elif look.kind == "amr":
-            color = names["paint"]
-            kw = {"tote": names.get("tote")}
-        else:
-            color = None
-        box = None if o["box_xyxy"] is None else pixel_box(o["box_xyxy"])
-        out.append(Thing(track_id=o["track_id"], category=o["category"], box=box, visible_px=int(o["visible_px"] or 0),
-                         visible_fraction=float(o["visible_fraction"]), center_world=tuple(o["center_world"]),
-                         color=color, **kw))
+        try:
+            agent = spec.timeline.agent(o["track_id"])
+            look = spec.looks[o["track_id"]]
+            if dom == "W":
+                facts = _warehouse_facts(spec, look, agent, t)
+            elif dom == "T":
+                facts = {"domain": dom, **_road_facts(look)}
+            else:
+                cam = [row[3] for row in frame["camera"]["cam_to_world"][:3]]
+                facts = {"domain": dom, **_entrance_facts(look, agent, t, cam)}
+            out.append(_thing(o, facts.pop("color"), facts))
+        except (KeyError, TypeError, IndexError, ValueError, AttributeError) as e:
+            raise ClipInputError(f"clip {clip.clip_id}: frame {frame.get('frame_number')}: object "
+                                 f"{o.get('track_id') if isinstance(o, dict) else o!r} does not match its scene "
+                                 f"({type(e).__name__}: {e})") from None
     return out
+
+
+def _thing(o: dict, color: str | None, facts: dict) -> Thing:
+    box = None if o["box_xyxy"] is None else pixel_box(o["box_xyxy"])
+    return Thing(track_id=o["track_id"], category=o["category"], box=box, visible_px=int(o["visible_px"] or 0),
+                 visible_fraction=float(o["visible_fraction"]), center_world=tuple(o["center_world"]),
+                 color=color, **facts)
 
 
 # ------------------------------------------------------------------ media and prompts
@@ -213,7 +286,29 @@ def image_media(clip: Clip, frame: dict) -> Media:
 
 
 def domain(clip: Clip) -> str:
+    if clip.env not in DOMAIN:
+        raise ClipInputError(f"clip {clip.clip_id}: environment {clip.env!r} feeds no box task "
+                             f"(known: {', '.join(sorted(DOMAIN))})")
     return DOMAIN[clip.env]
+
+
+def nouns(dom: str) -> dict[str, str]:
+    """category -> the noun a prompt names it by, in the domain `dom`."""
+    return NOUNS_BY_DOMAIN[dom]
+
+
+def head(t: Thing) -> str:
+    """The object's category and main colour as a noun phrase ("The worker in the orange vest",
+    "The red car", "The cyclist on the blue bicycle", "The person in the black coat")."""
+    if t.domain == "W":
+        return f"The worker in the {t.color} vest" if t.category == "person" else f"The {t.color} {NOUNS[t.category]}"
+    if t.domain == "S":
+        return f"The person in the {t.color} {t.style}"
+    if t.category == "bicycle":
+        return f"The cyclist on the {t.color} bicycle"
+    if t.category == "person":
+        return f"The pedestrian in the {t.color} shirt"
+    return f"The {t.color} {NOUNS_BY_DOMAIN['T'][t.category]}"
 
 
 @lru_cache(maxsize=1)

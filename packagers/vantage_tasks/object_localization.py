@@ -1,4 +1,4 @@
-"""2D Object Localization (Table 5: f(I, Q_c) -> {B_k}; F1@0.5, COCO mAP) from warehouse frames.
+"""2D Object Localization (Table 5: f(I, Q_c) -> {B_k}; F1@0.5, COCO mAP) from rendered frames.
 
 One item per frame and named category (person, forklift, mobile robot: the categories whose
 every instance is an agent with a track; the rack and floor pallets are not): the answer is
@@ -14,18 +14,26 @@ The harness asks for 'person' only (Table 5, §4); the forklift and mobile-robot
 ours (docs/vantage-deviations.md). The person category is named 'person on foot', since a
 seated forklift operator is part of the forklift's object (and box) and has no box of its own;
 a carried pallet is its own object, not part of the forklift's box.
+
+The crossroads (T) ask for pedestrians, cars, motorcycles and cyclists (a rider is part of
+the motorcycle's or bicycle's object and box, so people on foot are 'pedestrian'); the
+entrance (S), the paper's own domain for this task, asks for 'person', the harness's word.
 """
 from __future__ import annotations
 
 from typing import Sequence
 
 from formats.vantage_item import BoxesAnswer, VantageItem
-from packagers.vantage_tasks.box_scene import (NOUNS, Clip, domain, frame_things, image_media, min_visible_px,
+from packagers.vantage_tasks.box_scene import (Clip, domain, frame_things, image_media, min_visible_px, nouns,
                                                prompt_template)
 
 TASK = "object_localization"
 CATEGORY_WORDS = {"person": "person on foot", "forklift": "forklift", "amr": "mobile robot"}
-assert set(CATEGORY_WORDS) == set(NOUNS)
+CATEGORY_WORDS_BY_DOMAIN = {"W": CATEGORY_WORDS,
+                            "T": {"person": "pedestrian", "car": "car", "motorcycle": "motorcycle",
+                                  "bicycle": "cyclist"},
+                            "S": {"person": "person"}}
+assert all(set(CATEGORY_WORDS_BY_DOMAIN[d]) == set(nouns(d)) for d in CATEGORY_WORDS_BY_DOMAIN)
 
 
 def frame_boxes(things, category: str, min_px: int) -> list | None:
@@ -43,7 +51,7 @@ def items_for_clip(clip: Clip, frame_indices: Sequence[int] | None = None) -> li
         media = image_media(clip, frame)
         min_px = min_visible_px(media.width, media.height)
         things = frame_things(clip, frame)
-        for cat, word in CATEGORY_WORDS.items():
+        for cat, word in CATEGORY_WORDS_BY_DOMAIN[domain(clip)].items():
             boxes = frame_boxes(things, cat, min_px)
             if not boxes:
                 continue

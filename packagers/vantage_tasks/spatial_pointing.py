@@ -1,4 +1,4 @@
-"""2D Spatial Pointing (Table 5: 4-way MCQ over [x, y] points; accuracy) from warehouse frames.
+"""2D Spatial Pointing (Table 5: 4-way MCQ over [x, y] points; accuracy) from rendered frames.
 
 The paper's Pointing Data Engine (§3.4) builds the question from a template over relative box
 geometry and the answer from the same geometry, with same-class distractors. Templates here:
@@ -17,6 +17,12 @@ clear objects of other classes when the class has fewer than four; options close
 `MIN_OPTION_GAP` to one already taken are skipped, and a question without four options is
 dropped. The correct letter is balanced over A–D across the whole item set: items are sorted
 by id and every block of four takes a seeded permutation of ABCD (counts differ by at most 1).
+
+The crossroads (T: the CCTV view and the vehicle-mounted `intersection_forward`, the paper's
+own source for this task) ask about cars, motorcycles, cyclists and pedestrians ("Where is the
+leftmost car in this image?", Fig. 2), the entrance (S) about people; a reference is named by
+box_scene.head ("the white car", "the person in the black coat") and must be the only seen
+object that phrase names.
 """
 from __future__ import annotations
 
@@ -24,8 +30,8 @@ import math
 from typing import Sequence
 
 from formats.vantage_item import LETTERS, ChoiceAnswer, VantageItem
-from packagers.vantage_tasks.box_scene import (NOUNS, Clip, Thing, centre, domain, frame_things, image_media,
-                                               min_visible_px, prompt_template)
+from packagers.vantage_tasks.box_scene import (NOUNS, Clip, Thing, centre, domain, frame_things, head, image_media,
+                                               min_visible_px, nouns, prompt_template)
 from render_farm.seeds import rng_for
 
 TASK = "spatial_pointing"
@@ -40,9 +46,8 @@ def point_1000(box, width: int, height: int) -> tuple[int, int]:
 
 
 def _noun_phrase(t: Thing) -> str:
-    if t.category == "person":
-        return f"the worker in the {t.color} vest"
-    return f"the {t.color} {NOUNS[t.category]}"
+    h = head(t)
+    return h[0].lower() + h[1:]
 
 
 def _winner(scores: dict[str, float], margin: float) -> str | None:
@@ -53,11 +58,13 @@ def _winner(scores: dict[str, float], margin: float) -> str | None:
     return order[0]
 
 
-def questions(things: Sequence[Thing], camera_xyz, width: int, height: int) -> list[tuple[str, str, str]]:
-    """(template key, question, answer track id) for every template that has a clear answer."""
+def questions(things: Sequence[Thing], camera_xyz, width: int, height: int,
+              names: dict[str, str] = NOUNS) -> list[tuple[str, str, str]]:
+    """(template key, question, answer track id) for every template that has a clear answer;
+    `names` is the domain's category -> noun (box_scene.nouns)."""
     min_px = min_visible_px(width, height)
     out = []
-    for cat, noun in NOUNS.items():
+    for cat, noun in names.items():
         seen = [t for t in things if t.seen and t.category == cat]
         if sum(t.clear(min_px) for t in seen) < 2:
             continue
@@ -72,10 +79,10 @@ def questions(things: Sequence[Thing], camera_xyz, width: int, height: int) -> l
             if win is not None and _by_id(things, win).clear(min_px):
                 out.append((key, q, win))
         for ref in things:
-            if ref.category == cat or ref.category not in NOUNS or not ref.clear(min_px):
+            if ref.category == cat or ref.category not in names or not ref.clear(min_px):
                 continue
-            twins = [t for t in things if t.seen and t.category == ref.category and t.color == ref.color]
-            if ref.category == "person":       # a seated operator in that vest is a worker in it too
+            twins = [t for t in things if t.seen and t.category == ref.category and head(t) == head(ref)]
+            if ref.category == "person" and ref.domain == "W":  # a seated operator in that vest is a worker in it too
                 twins += [t for t in things if t.seen and t.category == "forklift" and t.operator_vest == ref.color]
             if len(twins) != 1:
                 continue
@@ -112,7 +119,7 @@ def _candidates(clip: Clip) -> list[dict]:
         w, h = media.width, media.height
         things = frame_things(clip, frame)
         cam = [row[3] for row in frame["camera"]["cam_to_world"][:3]]
-        for key, q, win in questions(things, cam, w, h):
+        for key, q, win in questions(things, cam, w, h, nouns(domain(clip))):
             target = _by_id(things, win)
             pts = _options(target, things, w, h)
             if pts is None:

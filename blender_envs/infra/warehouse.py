@@ -584,7 +584,7 @@ def _more_aisle_scripts(cast: _Cast, view: _View, band: str, y: float, s: int, x
     farthest so far: it queues behind) or before its earliest one (starting QUEUE_M
     nearer than the nearest: it leaves first), kept only when `Cast.apart` finds it clear
     of everything drawn before. None comes after a drop or a collision, whose forklift
-    stands in the lane for good, and none before one either."""
+    stands in the lane for good, and one before the earliest is never a drop or collision."""
     rng = cast.rng
     out = []
     lead = {"far": approach, "near": approach}       # the upstream reach of the lane's queue

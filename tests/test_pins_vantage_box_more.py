@@ -153,15 +153,22 @@ def _sot_clip(extra=(), px=100, fps=30):
 
 
 def test_sot_items_tags_and_other_tracks():
-    # the pallet (no category word) and the 3-pixel forklift (not clear) come first: the worker is still a target
+    # the pallet (no category word) and the 3-pixel forklift (not clear) come first: the worker is still a target;
+    # the AMR is clear but stands still over the 8 frames (centre range 0): no target
     clip = _sot_clip(extra=[obj("person_2", [150, 0, 150, 0], px=1), obj("amr_1", [100, 100, 109, 109], px=50)])
     got = S.items_for_clip(clip, [(8, 15)])
-    assert [it.tags["target"] for it in got] == ["person_1", "amr_1"]
+    assert [it.tags["target"] for it in got] == ["person_1"]
     p = got[0]                              # x from 10 to 20 px of 160 over frames 0..105: 62.5 in 0-1000 units
     assert p.id == "single_object_tracking/warehouse_sot-pins-0/person_1-8f"
     assert p.tags == {"target": "person_1", "frames": 8, "stride": 15, "size": "medium", "init_area": 0.015625,
                       "motion": "moderate_motion", "motion_range": 62.5, "occluded": False, "object_class": "person",
                       "crowded": False, "other_tracks": 4, "lighting": "dusk"}       # pallet, forklift, 1-px worker, AMR
+    # a moving AMR (1 px per 10 frames up) is a target too, a robot; the targets keep the clip's order
+    numbers = warehouse_sot.SOT_FRAMES
+    moving = clip_of([[*f["objects"][:4], obj("amr_1", [100, 100 - n // 10, 109, 109 - n // 10], px=50)]
+                      for n, f in zip(numbers, clip.frames)], numbers=numbers)
+    got = S.items_for_clip(moving, [(8, 15)])
+    assert [it.tags["target"] for it in got] == ["person_1", "amr_1"]
     assert got[1].tags["other_tracks"] == 4 and got[1].tags["object_class"] == "robot"
     assert (p.domain, p.env, p.task, p.answer.object_type) == ("W", "warehouse_sot", "single_object_tracking", "person")
     # a 3-pixel sliver of the target on a later frame is absent there; visible_px None counts as no pixel
@@ -171,6 +178,22 @@ def test_sot_items_tags_and_other_tracks():
     (p,) = S.items_for_clip(clip, [(8, 15)])
     assert p.answer.boxes[1] is None and p.answer.boxes[2] is None and p.answer.boxes[3] is not None
     assert p.tags["occluded"] is True and p.tags["other_tracks"] == 2
+
+
+def test_sot_pick_targets_moving_range_just_inside_and_outside():
+    def gt(*centres):                          # 10 x 10 boxes (0-1000) at these centres
+        return [None if c is None else (c[0] - 5, c[1] - 5, c[0] + 5, c[1] + 5) for c in centres]
+
+    cands = [("a", True, gt((5, 5), (15, 5))),                 # range 10: moving (>= MOVING_RANGE)
+             ("b", True, gt((5, 5), (14.99, 5))),              # 9.99: stationary
+             ("c", True, gt((5, 5), None, (11, 13))),          # hypot(6, 8) = 10 across an absent frame
+             ("d", False, gt((5, 5), (105, 5))),               # moving but not clear on frame 0
+             ("e", True, gt((5, 5), None, None)),              # one box: no motion
+             ("f", True, gt((5, 5), (5, 5.2), (5, 14.8)))]     # y range 9.8 only
+    assert S.MOVING_RANGE == 10.0 and S.RULE_HORIZON == (4, 15)
+    assert S.pick_targets(cands) == ["a", "c"]
+    assert S.pick_targets(cands[::-1]) == ["c", "a"]
+    assert S.motion_range(gt((5, 5), (11, 13))) == 10.0 and S.motion_range([]) == 0.0
 
 
 def test_sot_media_and_horizons():

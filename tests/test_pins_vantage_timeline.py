@@ -38,7 +38,7 @@ from render_farm.seeds import rng_for
 
 
 def _draw(seed: int):
-    spec = sample_scene(rng_for("test_warehouse", seed, "scene"), f"s{seed}", seed)
+    spec = sample_scene(rng_for("test_warehouse", seed, "scene"), f"s{seed}", seed, further=False)
     return spec, tuple(warehouse_events(spec))
 
 

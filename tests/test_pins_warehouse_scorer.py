@@ -16,7 +16,7 @@ from scorers import clip_frames
 from clip_scorer_checks import check_modal_box_from_the_index_pass
 from scorers.context import SceneGeometry
 
-SPEC = sample_scene(rng_for("test_pins_warehouse_scorer", 0, "scene"), "s0", 0)
+SPEC = sample_scene(rng_for("test_pins_warehouse_scorer", 0, "scene"), "s0", 0, further=False)
 WIDTH = 96
 
 

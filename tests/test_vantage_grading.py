@@ -27,7 +27,7 @@ RECORD_KEYS = {"id", "task", "clip_id", "parsed", "truth", "correct", "score", "
 
 @pytest.fixture(scope="module")
 def items():
-    clips = [TimelineClip.from_spec(sample_scene(rng_for("test_warehouse", s, "scene"), f"s{s}", s), 320)
+    clips = [TimelineClip.from_spec(sample_scene(rng_for("test_warehouse", s, "scene"), f"s{s}", s, further=False), 320)
              for s in range(10)]
     return {"event_verification": [i for c in clips for i in ev.items(c)], "video_qa": vq.generate(clips),
             "temporal_localization": [i for c in clips for i in tl.items(c)],

@@ -29,7 +29,7 @@ SCAN_S = 1.0 / 480
 
 
 def _clip(seed: int) -> TimelineClip:
-    return TimelineClip.from_spec(sample_scene(rng_for("test_warehouse", seed, "scene"), f"s{seed}", seed), 320)
+    return TimelineClip.from_spec(sample_scene(rng_for("test_warehouse", seed, "scene"), f"s{seed}", seed, further=False), 320)
 
 
 @pytest.fixture(scope="module")

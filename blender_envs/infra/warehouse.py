@@ -13,7 +13,13 @@ The draw, in order (all of it plain data, no bpy):
      near-negative pass at 1.2-2x the threshold), a forklift-AMR collision, a pallet
      pickup, a drop, or background traffic (a loaded forklift or an AMR driving through);
   4. racks (with loads), floor markings, walls, lamps, lighting (day, dusk, night with
-     lamps on) and every agent's look (colours with names).
+     lamps on) and every agent's look (colours with names);
+  5. further scripts per band, interleaved in time with the first (warehouse-2: the paper's
+     DVC videos hold 6.9 events, one script per band gave 1-4): up to MORE_SCRIPTS more zone
+     walks and falls in P, and more event scripts in each one-way lane, before or after its
+     events, each kept only when none of its agents comes near an agent of another script
+     (`_Cast.apart`); clutter in their way is taken away. The SOT variant adds background
+     movers last (`_roamers`).
 Each script lists the event it plans in `scripts` (positive or a near negative); the
 events themselves are derived from the motion (`warehouse_events`), and the tests check
 that the two agree.
@@ -38,7 +44,7 @@ from geometry.scene import SceneSpec, View
 from geometry.timeline import (Agent, Arc, Carried, Fall, FallingAgent, Line, Path, PathTrajectory,
                                profile_from_phases)
 
-GENERATOR_VERSION = "warehouse-1"
+GENERATOR_VERSION = "warehouse-2"
 DURATION_S = 16.0
 FRAMES_PER_CLIP = 8                     # VANTAGE's default: 8 frames sampled uniformly over the clip
 LIGHTINGS = ("day", "dusk", "night")
@@ -52,6 +58,15 @@ NEAR_NEG_M = (1.8, 3.0)                 # near negatives: 1.2-2x the threshold
 ZONE_NEG_M = (0.25, 0.8)                # near negatives: the walker's centre this far outside the zone edge
 CLUTTER_CLEAR_M = 1.2                   # > 0.875 m (the clutter's half-diagonal) + 0.44 m (3.5 m/s x 0.125 s): no agent touches it
 R = 6                                   # decimals of stored floats
+MORE_SCRIPTS = {"P": 5, "V": 3}         # further scripts tried per band (P, each aisle), after its first
+MORE_SCRIPT_ATTEMPTS = 16               # draws per further script before it is given up
+LATEST_FURTHER_S = 12.0                 # a further aisle script's event lies in [EARLIEST.., LATEST..]
+EARLIEST_FURTHER_S = 3.5
+LANE_BLOCKERS = ("drop", "collision")
+QUEUE_M = 4.0                           # each further forklift of a lane starts this much farther upstream
+SEPARATION_MARGIN_M = 0.5               # agents of different scripts stay this much beyond reach (Cast.apart)
+SEPARATION_STEP_S = 0.1
+_SEPARATION_TS = np.arange(0.0, DURATION_S + 1e-9, SEPARATION_STEP_S)
 
 
 def _r(x) -> float:
@@ -213,6 +228,7 @@ class _View:
         self.K, self.T, self.w, self.h = pose.K_array(), pose.cam_to_world_array(), pose.width, pose.height
         self.m = margin
         self.yaw = math.radians(cam.yaw_deg)
+        self._half = {}
 
     def sees(self, pts) -> bool:
         uv, z = project(np.atleast_2d(np.asarray(pts, float)), self.K, self.T)
@@ -230,6 +246,12 @@ class _View:
         return (float(ok[0]), float(ok[-1])) if ok else (0.0, 0.0)
 
     def half_width(self, y: float, z: float = 0.9) -> float:
+        key = (y, z)
+        if key not in self._half:
+            self._half[key] = self._half_width(y, z)
+        return self._half[key]
+
+    def _half_width(self, y: float, z: float) -> float:
         c, w = self.centre_x(y), 0.0
         while w < 30 and self.sees([[c - w - 0.25, y, z], [c + w + 0.25, y, z]]):
             w += 0.25
@@ -273,10 +295,50 @@ def _profile(phases):
 
 
 class _Cast:
-    """Agents and looks being added, with track ids numbered per category."""
+    """Agents and looks being added, with track ids numbered per category; a script tried
+    after `mark` is taken back with `undo` when `apart` finds it meeting another script."""
 
     def __init__(self, rng):
         self.rng, self.agents, self.looks, self.counts = rng, [], {}, {}
+        self._ground = {}                       # track id -> ground positions on the SEPARATION_STEP_S grid
+
+    def mark(self):
+        return len(self.agents), dict(self.looks), dict(self.counts)
+
+    def undo(self, mark) -> None:
+        n, self.looks, self.counts = mark[0], mark[1], mark[2]
+        for a in self.agents[n:]:
+            self._ground.pop(a.track_id, None)
+        del self.agents[n:]
+
+    def ground(self, a: Agent, every: int = 1) -> np.ndarray:
+        """The agent's ground positions at every `every`-th grid time (all of them are kept)."""
+        if a.track_id in self._ground:
+            return self._ground[a.track_id][::every]
+        got = np.array([a.position(float(t))[:2] for t in _SEPARATION_TS[::every]])
+        if every == 1:
+            self._ground[a.track_id] = got
+        return got
+
+    def apart(self, mark) -> bool:
+        """No agent added since `mark` comes within reach of an earlier one at any time of
+        the clip: ground centres farther apart than both ground reaches (and, for a person
+        and a forklift, NEAR_MISS_M) plus SEPARATION_MARGIN_M at every SEPARATION_STEP_S.
+        A true minimum lies within half a step of a grid time, where no pair has closed in
+        by more than 0.35 m (3.5 m/s each), so the true gap stays above the reaches by
+        0.15 m: nothing of one script can touch or nearly miss anything of another. A
+        pass over every 5th grid time rejects most draws cheaply first."""
+        old, new = self.agents[:mark[0]], self.agents[mark[0]:]
+        for every in (5, 1):
+            for a in new:
+                pa = self.ground(a, every)
+                for b in old:
+                    need = a.ground_reach() + b.ground_reach()
+                    if {a.category, b.category} == {"person", "forklift"}:
+                        need = max(need, NEAR_MISS_M)
+                    if np.min(np.linalg.norm(pa - self.ground(b, every), axis=1)) <= need + SEPARATION_MARGIN_M:
+                        return False
+        return True
 
     def add(self, look: Look, traj, fall: Fall | None = None) -> str:
         self.counts[look.kind] = self.counts.get(look.kind, 0) + 1
@@ -325,17 +387,24 @@ def _carried(carrier: PathTrajectory, look: Look, t_pick: float, t_drop: float |
 
 AISLE_SCRIPTS = ("near_miss", "near_miss_negative", "collision", "pickup", "drop", "carry_through", "amr_through")
 EVENT_AISLE_SCRIPTS = AISLE_SCRIPTS[:5]
+FURTHER_AISLE_SCRIPTS = ("near_miss", "near_miss", "near_miss_negative", "collision", "pickup", "pickup", "drop")
 
 
-def _aisle(cast: _Cast, kind: str, band: str, y: float, xe: float, approach: float) -> list[ScriptedEvent]:
+def _aisle(cast: _Cast, kind: str, band: str, y: float, xe: float, approach: float,
+           s: int | None = None, window: tuple[float, float] | None = None) -> list[ScriptedEvent]:
+    """One script in the lane at y around xe; its vehicles drive in direction s (drawn
+    when None: the lane's first script; later ones keep the lane one-way). A further
+    script's event time is drawn in `window` (within what the script allows), the first's
+    in the clip's middle."""
     rng = cast.rng
-    s = 1 if rng.random() < 0.5 else -1
+    if s is None:
+        s = 1 if rng.random() < 0.5 else -1
     if kind in ("near_miss", "near_miss_negative"):
-        return _near_miss(cast, band, y, xe, s, kind == "near_miss", approach)
+        return _near_miss(cast, band, y, xe, s, kind == "near_miss", approach, window)
     if kind == "collision":
-        return _collision(cast, band, y, xe, s, approach)
+        return _collision(cast, band, y, xe, s, approach, window)
     if kind in ("pickup", "drop"):
-        return _pallet_job(cast, band, y, xe, s, kind, approach)
+        return _pallet_job(cast, band, y, xe, s, kind, approach, window)
     t_pass = rng.uniform(3.0, 12.0)
     if kind == "carry_through":
         traj = _forklift_through(xe, y, s, t_pass, rng.uniform(1.5, 2.8), approach)
@@ -352,14 +421,25 @@ def _aisle(cast: _Cast, kind: str, band: str, y: float, xe: float, approach: flo
     return []
 
 
-def _near_miss(cast: _Cast, band: str, y: float, xe: float, s: int, positive: bool, approach: float):
+def _within(window, first: tuple[float, float], limits: tuple[float, float]) -> tuple[float, float]:
+    """The range an event time is drawn from: `first` for a band's first script, else
+    `window` cut to the script's `limits` (an empty cut is the window's nearer limit)."""
+    if window is None:
+        return first
+    lo, hi = max(window[0], limits[0]), min(window[1], limits[1])
+    return (lo, hi) if lo < hi else ((hi, hi) if window[1] <= limits[0] else (lo, lo))
+
+
+def _near_miss(cast: _Cast, band: str, y: float, xe: float, s: int, positive: bool, approach: float,
+               window: tuple[float, float] | None = None):
     """A person walks up to the lane and waits `d` m beside it while a forklift passes at
     constant speed: the closest centre distance is exactly d; after the forklift is 6 m on,
     the person turns round and walks back."""
     rng = cast.rng
     d = rng.uniform(*(NEAR_POS_M if positive else NEAR_NEG_M))
     v = rng.uniform(1.8, 3.0)
-    t_pass = rng.uniform(5.0, 11.0)
+    # >= 5 s: the person's walk up fits before the pass
+    t_pass = rng.uniform(*_within(window, (5.0, 11.0), (5.0, 13.5)))
     traj = _forklift_through(xe, y, s, t_pass, v, approach)
     fid = cast.add(_forklift_look(rng), traj)
     if rng.random() < 0.5:
@@ -382,11 +462,13 @@ def _near_miss(cast: _Cast, band: str, y: float, xe: float, s: int, positive: bo
                           planned={"min_distance_m": _r(d), "t_event_s": _r(t_pass), "threshold_m": NEAR_MISS_M})]
 
 
-def _collision(cast: _Cast, band: str, y: float, xc: float, s: int, approach: float):
+def _collision(cast: _Cast, band: str, y: float, xc: float, s: int, approach: float,
+               window: tuple[float, float] | None = None):
     """An AMR crosses the lane and stops in it; a forklift brakes too late and its forks
     run `p` m into the AMR's side; after a pause the AMR turns away and leaves."""
     rng = cast.rng
-    w_amr = rng.uniform(0.5, 4.0)
+    w_amr = rng.uniform(*_within(None if window is None else (window[0] - 5.0, window[1] - 6.2), (0.5, 4.0),
+                                 (0.5, 9.0)))                    # the stop comes 5.0-6.2 s after w_amr
     t_amr_stop = w_amr + 4.2                             # 1 s ramp, 2.2 s at 1 m/s, 1 s brake: 3.2 m
     t_stop = t_amr_stop + rng.uniform(0.8, 2.0)
     t_resume = t_stop + rng.uniform(1.2, 2.0)
@@ -404,12 +486,13 @@ def _collision(cast: _Cast, band: str, y: float, xc: float, s: int, approach: fl
                           planned={"penetration_m": _r(p), "t_event_s": _r(t_stop)})]
 
 
-def _pallet_job(cast: _Cast, band: str, y: float, xe: float, s: int, kind: str, approach: float):
+def _pallet_job(cast: _Cast, band: str, y: float, xe: float, s: int, kind: str, approach: float,
+                window: tuple[float, float] | None = None):
     """pickup: the forklift stops with its forks in a floor pallet, lifts it (1 s) and
     drives off with it; drop: a loaded forklift stops, lowers its pallet (1 s) and stands."""
     rng = cast.rng
     v = rng.uniform(1.2, 1.8)
-    t_arrive = rng.uniform(4.0, 10.0)
+    t_arrive = rng.uniform(*_within(window, (4.0, 10.0), (3.0, 13.0)))
     x_stop = xe - s * bodies.CARRY_OFFSET_X
     look = _pallet_look(rng)
     if kind == "pickup":
@@ -455,37 +538,125 @@ def _pedestrian_band(cast: _Cast, view: _View, p0: float, x_lo: float, x_hi: flo
     u = rng.random()
     zone_kind = "entry" if u < 0.45 else ("near" if u < 0.8 else None)
     if zone_kind:
-        s = 1 if rng.random() < 0.5 else -1
-        v = rng.uniform(1.0, 1.5)
-        length = zw + 5.0
-        t_walk = rng.uniform(1.0, max(1.0, DURATION_S - 1.5 - length / v))
-        yp = rng.uniform(zy0 + 0.4, zy1 - 0.4) if zone_kind == "entry" else zy0 - rng.uniform(*ZONE_NEG_M)
-        pid, _ = _walker(cast, yp, xz - s * (zw / 2 + 2.5), s, t_walk, v, length)
-        scripts.append(ScriptedEvent(type="zone_entry", actors=[pid], positive=zone_kind == "entry", band="P",
-                                     planned={"zone": zone.name, "walk_y": _r(yp)}))
+        scripts += _zone_walk(cast, zone, zone_kind == "entry", xz, zw, zy0, zy1)
     yf = zy1 + 1.6
+    scripts += _fall_walk(cast, view, yf, x_lo, x_hi, plain_ok=not zone_kind)
+    return zone, scripts, [zy0 - ZONE_NEG_M[1] - 0.3, yf + 0.3], (xz, zw, zy0, zy1, yf)
+
+
+def _more_pedestrian_scripts(cast: _Cast, view: _View, zone: Zone, geom, x_lo: float, x_hi: float):
+    """Further P-band scripts after the first ones, each kept only when `Cast.apart` finds it
+    clear of everything drawn before: zone walks (entries and near negatives) and falls
+    anywhere along the fall line."""
+    rng = cast.rng
+    xz, zw, zy0, zy1, yf = geom
+    out = []
+    for _ in range(MORE_SCRIPTS["P"]):
+        for _attempt in range(MORE_SCRIPT_ATTEMPTS):
+            mark = cast.mark()
+            u = rng.random()
+            if u < 0.6:
+                got = _zone_walk(cast, zone, u < 0.4, xz, zw, zy0, zy1, lead=rng.uniform(0.0, 4.0))
+            else:
+                half = min(view.half_width(yf), 0.5 * (x_hi - x_lo))
+                got = _fall_walk(cast, view, yf, x_lo, x_hi, plain_ok=False, fall=True,
+                                 centre=view.centre_x(yf) + rng.uniform(-0.7, 0.7) * half)
+            if cast.apart(mark):
+                out += got
+                break
+            cast.undo(mark)
+    return out
+
+
+def _lane_direction(agents: list[Agent]) -> int:
+    """+1 / -1: the direction along x of the first lane-following (heading 0 or 180) agent."""
+    for a in agents:
+        traj = a.trajectory
+        if getattr(traj, "kind", None) == "path" and traj.path.heading_deg in (0.0, 180.0):
+            return 1 if traj.path.heading_deg == 0.0 else -1
+    raise ValueError("a lane script without a vehicle along the lane")
+
+
+def _more_aisle_scripts(cast: _Cast, view: _View, band: str, y: float, s: int, x_lo: float, x_hi: float,
+                        c_mid: float, approach: float, scripts: list[ScriptedEvent]):
+    """Further event scripts in one lane, one-way (direction s): each either after the
+    lane's latest event (by 1.5 s or more, starting QUEUE_M farther upstream than the
+    farthest so far: it queues behind) or before its earliest one (starting QUEUE_M
+    nearer than the nearest: it leaves first), kept only when `Cast.apart` finds it clear
+    of everything drawn before. None comes after a drop or a collision, whose forklift
+    stands in the lane for good, and one before the earliest is never a drop or collision."""
+    rng = cast.rng
+    out = []
+    lead = {"far": approach, "near": approach}       # the upstream reach of the lane's queue
+    for _k in range(MORE_SCRIPTS["V"]):
+        lane = [x for x in scripts if x.band == band] + out
+        times = [float(x.planned["t_event_s"]) for x in lane if "t_event_s" in x.planned] or [6.0]
+        after_ok = not any(x.type in LANE_BLOCKERS for x in lane) and max(times) + 1.5 <= LATEST_FURTHER_S
+        before_ok = min(times) - 1.5 >= EARLIEST_FURTHER_S and lead["near"] - QUEUE_M >= -2.0
+        for _attempt in range(MORE_SCRIPT_ATTEMPTS):
+            if not (after_ok or before_ok):
+                break
+            side = "far" if after_ok and (not before_ok or rng.random() < 0.5) else "near"
+            window = (max(times) + 1.5, 13.5) if side == "far" else (0.0, min(times) - 1.5)
+            reach = lead[side] + (QUEUE_M if side == "far" else -QUEUE_M)
+            mark = cast.mark()
+            kind = FURTHER_AISLE_SCRIPTS[int(rng.integers(len(FURTHER_AISLE_SCRIPTS)))]
+            if side == "near" and kind in LANE_BLOCKERS:
+                kind = "pickup"                      # a forklift that stays would block the lane's others
+            xe = view.centre_x(y) + rng.uniform(-0.6, 0.6) * min(view.half_width(y), x_hi - c_mid - 2.0)
+            xe = float(np.clip(xe, x_lo + 2.5, x_hi - 2.5))
+            got = _aisle(cast, kind, band, y, xe, (x_hi - x_lo) / 2 + reach, s, window)
+            if cast.apart(mark):
+                out += got
+                lead[side] = reach
+                break
+            cast.undo(mark)
+    return out
+
+
+def _fall_walk(cast: _Cast, view: _View, yf: float, x_lo: float, x_hi: float, plain_ok: bool,
+               fall: bool | None = None, centre: float | None = None) -> list[ScriptedEvent]:
+    """A worker along yf who walks 2-3 m, trips and falls ahead (`fall`; drawn 50/50 when
+    None); a plain walker instead when it does not fall and `plain_ok`. It starts 0.5-2 m
+    before `centre` (the camera's centre line when None)."""
+    rng = cast.rng
     s = 1 if rng.random() < 0.5 else -1
     v = rng.uniform(1.0, 1.4)
     look = _person_look(rng)
     reach = 3.2 + float(look.params["height"])               # walk <= 3 m, then the body falls ahead
-    cf = view.centre_x(yf)
+    cf = view.centre_x(yf) if centre is None else centre
     xs = float(np.clip(cf - s * rng.uniform(0.5, 2.0), x_lo + 0.6 + (reach if s < 0 else 0),
                        x_hi - 0.6 - (reach if s > 0 else 0)))
-    if rng.random() < 0.5:
+    if (rng.random() < 0.5) if fall is None else fall:
         walk = rng.uniform(2.0, 3.0)
         t_walk = rng.uniform(1.0, 8.0)
         cruise = walk / v - 0.45
         prof = _profile([("stop", t_walk), ("accelerate", v, 0.6), ("cruise", cruise), ("decelerate", 0.0, 0.3),
                          ("stop", 40.0)])
         t_fall = prof.times[-2]                               # the knot where it stands (tripped)
-        fall = Fall(t_start=t_fall, duration_s=_r(rng.uniform(0.7, 1.1)))
+        fall_ = Fall(t_start=t_fall, duration_s=_r(rng.uniform(0.7, 1.1)))
         pid = cast.add(look, PathTrajectory(path=_line_path(xs, yf, s, 10.0), speed=prof,
-                                            z=_r(float(look.params["height"]) / 2)), fall=fall)
-        scripts.append(ScriptedEvent(type="fall", actors=[pid], positive=True, band="P",
-                                     planned={"t_event_s": _r(t_fall)}))
-    elif not zone_kind:
+                                            z=_r(float(look.params["height"]) / 2)), fall=fall_)
+        return [ScriptedEvent(type="fall", actors=[pid], positive=True, band="P", planned={"t_event_s": _r(t_fall)})]
+    if plain_ok:
         _walker(cast, yf, xs, s, rng.uniform(0.0, 6.0), v, reach, look)
-    return zone, scripts, [zy0 - ZONE_NEG_M[1] - 0.3, yf + 0.3]
+    return []
+
+
+def _zone_walk(cast: _Cast, zone: Zone, entry: bool, xz: float, zw: float, zy0: float,
+               zy1: float, lead: float = 0.0) -> list[ScriptedEvent]:
+    """A worker walking along x through the zone (entry) or 0.25-0.8 m outside its near
+    edge, from 2.5 + `lead` m before it to 2.5 m past it; the zone spans
+    [xz - zw/2, xz + zw/2] x [zy0, zy1] (unrounded)."""
+    rng = cast.rng
+    s = 1 if rng.random() < 0.5 else -1
+    v = rng.uniform(1.0, 1.5)
+    length = zw + 5.0 + lead
+    t_walk = rng.uniform(1.0, max(1.0, DURATION_S - 1.5 - length / v))
+    yp = rng.uniform(zy0 + 0.4, zy1 - 0.4) if entry else zy0 - rng.uniform(*ZONE_NEG_M)
+    pid, _ = _walker(cast, yp, xz - s * (zw / 2 + 2.5 + lead), s, t_walk, v, length)
+    return [ScriptedEvent(type="zone_entry", actors=[pid], positive=entry, band="P",
+                          planned={"zone": zone.name, "walk_y": _r(yp)})]
 
 
 # ------------------------------------------------------------------ static layout
@@ -538,16 +709,22 @@ def _stripes(x_lo: float, x_hi: float, lanes: list[float], p_band: list[float], 
     return out
 
 
-def _clutter(rng, agents: list[Agent], x_lo: float, x_hi: float, y_lo: float, y_back: float) -> list[Clutter]:
-    """Pallet stacks, loaded pallets and bins along the fronts of the side racks, wherever
-    no agent's box comes within CLUTTER_CLEAR_M of them at any time of the clip (checked
-    on a 0.25 s grid with a margin larger than any agent moves in 0.125 s)."""
+def _clutter_free(agents: list[Agent]):
+    """xy -> whether no agent's box comes within CLUTTER_CLEAR_M of a clutter item there."""
     ts = np.arange(0.0, DURATION_S + 1e-9, 0.25)
     tracks = [(np.array([a.position(float(t))[:2] for t in ts]), 0.5 * math.hypot(*a.size[:2])) for a in agents]
 
     def free(xy) -> bool:
         return all(np.min(np.linalg.norm(P - xy, axis=1)) > r + CLUTTER_CLEAR_M for P, r in tracks)
 
+    return free
+
+
+def _clutter(rng, agents: list[Agent], x_lo: float, x_hi: float, y_lo: float, y_back: float) -> list[Clutter]:
+    """Pallet stacks, loaded pallets and bins along the fronts of the side racks, wherever
+    no agent's box comes within CLUTTER_CLEAR_M of them at any time of the clip (checked
+    on a 0.25 s grid with a margin larger than any agent moves in 0.125 s)."""
+    free = _clutter_free(agents)
     out = []
     y = y_lo
     while y <= y_back - 2.0:
@@ -584,23 +761,65 @@ def _lamps(x_lo: float, x_hi: float, y_back: float, z: float) -> list[list[float
 
 # ------------------------------------------------------------------ the draw
 
-def sample_scene(rng: np.random.Generator, scene_id: str, seed: int) -> WarehouseSpec:
+def _roamers(cast: _Cast, n: int, zone: Zone, x_lo: float, x_hi: float, y_lo: float, y_hi: float) -> None:
+    """Up to n background movers for tracking (the SOT variant): workers (and now and then
+    a mobile robot) moving from the clip's start along three lines joined by 90-degree
+    turns (6-17 m, then standing), along x and towards or away from the camera (the box
+    grows or shrinks), each kept only when it stays on the open floor [x_lo, x_hi] x
+    [y_lo, y_hi], 0.5 m or more outside the restricted zone, and `Cast.apart` from
+    everything else: it makes no event."""
+    rng = cast.rng
+    Z = np.asarray(zone.polygon, float)
+    z_lo, z_hi = Z.min(axis=0) - 0.5, Z.max(axis=0) + 0.5
+    for _ in range(n):
+        for _attempt in range(MORE_SCRIPT_ATTEMPTS):
+            mark = cast.mark()
+            amr = rng.random() < 0.25
+            look = _amr_look(rng) if amr else _person_look(rng)
+            v = rng.uniform(0.8, 1.4) if amr else rng.uniform(1.0, 1.6)
+            start = [_r(rng.uniform(x_lo, x_hi)), _r(rng.uniform(y_lo, y_hi))]
+            heading = float(90.0 * int(rng.integers(4)))
+            segments = [Line(length=_r(rng.uniform(1.5, 5.0)))]
+            for _turn in range(2):
+                segments += [Arc(radius=_r(rng.uniform(0.6, 1.5)), angle_deg=90.0 if rng.random() < 0.5 else -90.0),
+                             Line(length=_r(rng.uniform(1.5, 5.0)))]
+            path = Path(start=start, heading_deg=heading, segments=segments)
+            prof = _profile([("stop", rng.uniform(0.0, 0.5)), ("accelerate", v, 0.6), ("cruise", 40.0)])
+            z = bodies.AMR_SIZE[2] / 2 if amr else float(look.params["height"]) / 2
+            cast.add(look, PathTrajectory(path=path, speed=prof, z=_r(z)))
+            xy = cast.ground(cast.agents[-1])
+            on_floor = np.all((xy[:, 0] >= x_lo) & (xy[:, 0] <= x_hi) & (xy[:, 1] >= y_lo) & (xy[:, 1] <= y_hi))
+            in_zone = np.any(np.all((xy >= z_lo) & (xy <= z_hi), axis=1))
+            if on_floor and not in_zone and cast.apart(mark):
+                break
+            cast.undo(mark)
+
+
+def sample_scene(rng: np.random.Generator, scene_id: str, seed: int, roamers: int = 0,
+                 further: bool = True) -> WarehouseSpec:
+    """The warehouse draw; `roamers` adds that many background movers at most (`_roamers`),
+    drawn after everything else (the SOT variant). `further=False` leaves out the further
+    scripts: one script per band, exactly warehouse-1's scene (the packagers' pin tests
+    read such small clips; the environment always draws them)."""
     cam, view, p0, lanes = _stage(rng)
     yc = lanes[0]
     W = rng.uniform(5.5, 9.0)
     c_mid = view.centre_x(yc)
     x_lo, x_hi = c_mid - max(W, 6.5), c_mid + max(W, 6.5)
     cast = _Cast(rng)
-    zone, scripts, p_band = _pedestrian_band(cast, view, p0, x_lo, x_hi)
+    zone, scripts, p_band, p_geom = _pedestrian_band(cast, view, p0, x_lo, x_hi)
     bands = {"P": [_r(p_band[0]), _r(p_band[1])]}
     approach = rng.uniform(4.0, 7.0)
+    directions = []
     for k, y in enumerate(lanes):
         band = f"V{k + 1}"
         choices = EVENT_AISLE_SCRIPTS if k == 0 else AISLE_SCRIPTS
         kind = choices[int(rng.integers(len(choices)))]
         xe = view.centre_x(y) + rng.uniform(-0.35, 0.35) * min(view.half_width(y), x_hi - c_mid - 2.0)
         xe = float(np.clip(xe, x_lo + 2.5, x_hi - 2.5))
+        n0 = len(cast.agents)
         scripts += _aisle(cast, kind, band, y, xe, (x_hi - x_lo) / 2 + approach)
+        directions.append(_lane_direction(cast.agents[n0:]))
         bands[band] = [_r(y - AISLE_BELOW_M), _r(y + AISLE_ABOVE_M)]
     y_back = _r(min(max(lanes) + rng.uniform(5.0, 9.0), 34.0))
     clip = ClipSpec(duration_s=DURATION_S, sampling={"kind": "uniform", "k": FRAMES_PER_CLIP})
@@ -608,18 +827,35 @@ def sample_scene(rng: np.random.Generator, scene_id: str, seed: int) -> Warehous
     shutter = {"day": (1 / 250, 1 / 60), "dusk": (1 / 60, 1 / 30), "night": (1 / 30, 1 / 15)}[lighting.condition]
     cam = cam.model_copy(update={"shutter_s": _r(rng.uniform(*shutter))})
     grey = rng.uniform(0.35, 0.55)
+    wall_height = _r(rng.uniform(8.0, 10.0))
+    wall_color = [_r(x) for x in (rng.uniform(0.55, 0.8), rng.uniform(0.55, 0.8), rng.uniform(0.55, 0.85))]
+    upright_color = [0.05, 0.15, _r(rng.uniform(0.4, 0.6))]
+    beam_color = [_r(rng.uniform(0.8, 0.95)), _r(rng.uniform(0.25, 0.4)), 0.02]
+    racks = _racks(rng, x_lo, x_hi, p0 - 3.0, y_back, lanes)
+    clutter = _clutter(rng, cast.agents, x_lo, x_hi, p0 - 1.0, y_back)
+    # the further scripts come last, so each band's first script (and the hall, its looks and
+    # its light) is the draw of warehouse-1; clutter in their way is taken away, not redrawn
+    n_first = len(cast.agents)
+    if further:
+        scripts += _more_pedestrian_scripts(cast, view, zone, p_geom, x_lo, x_hi)
+        for k, (y, s) in enumerate(zip(lanes, directions)):
+            scripts += _more_aisle_scripts(cast, view, f"V{k + 1}", y, s, x_lo, x_hi, c_mid, approach, scripts)
+    if roamers:
+        _roamers(cast, roamers, zone, x_lo + 0.8, x_hi - 0.8, p0 - 0.5, y_back - 2.0)
+    still_free = _clutter_free(cast.agents[n_first:])
+    clutter = [c for c in clutter if still_free(np.array(c.position))]
     return WarehouseSpec(
         env="warehouse", scene_id=scene_id, seed=seed,
         hall=[_r(x_lo - 2 * RACK_DEPTH - 12.0), -0.4, _r(x_hi + 2 * RACK_DEPTH + 12.0), y_back],
-        wall_height=_r(rng.uniform(8.0, 10.0)),
+        wall_height=wall_height,
         floor_color=[_r(grey), _r(grey * 0.98), _r(grey * 0.95)],
-        wall_color=[_r(x) for x in (rng.uniform(0.55, 0.8), rng.uniform(0.55, 0.8), rng.uniform(0.55, 0.85))],
-        upright_color=[0.05, 0.15, _r(rng.uniform(0.4, 0.6))],
-        beam_color=[_r(rng.uniform(0.8, 0.95)), _r(rng.uniform(0.25, 0.4)), 0.02],
-        racks=_racks(rng, x_lo, x_hi, p0 - 3.0, y_back, lanes),
+        wall_color=wall_color,
+        upright_color=upright_color,
+        beam_color=beam_color,
+        racks=racks,
         stripes=_stripes(x_lo, x_hi, lanes, bands["P"], y_back) + zone_stripes(zone),
         zones=[zone],
-        clutter=_clutter(rng, cast.agents, x_lo, x_hi, p0 - 1.0, y_back),
+        clutter=clutter,
         lamps=_lamps(x_lo, x_hi, y_back, 7.5),
         lighting=lighting,
         looks=cast.looks,

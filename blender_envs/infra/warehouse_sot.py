@@ -18,7 +18,8 @@ from blender_envs.infra.warehouse import WarehouseSpec
 from blender_envs.registry import Environment
 from geometry.clip import StridedFrames
 
-GENERATOR_VERSION = "warehouse_sot-1"
+GENERATOR_VERSION = "warehouse_sot-2"
+ROAMERS = 4                                    # background movers tried for tracking (warehouse._roamers)
 SOT_HORIZONS = ((8, 15), (16, 15), (32, 14))   # (frames, stride): VANTAGE_SOT, _16f, _32f (paper D.3)
 
 
@@ -32,7 +33,7 @@ SOT_FRAMES = sorted(set().union(*(horizon_frames(n, s) for n, s in SOT_HORIZONS)
 
 def sample_scene(rng: np.random.Generator, scene_id: str, seed: int) -> WarehouseSpec:
     """A warehouse draw whose clip samples the SOT frames instead of 8 uniform ones."""
-    data = warehouse.sample_scene(rng, scene_id, seed).model_dump(mode="json")
+    data = warehouse.sample_scene(rng, scene_id, seed, roamers=ROAMERS).model_dump(mode="json")
     data["env"] = "warehouse_sot"
     data["timeline"]["clip"]["sampling"] = {"kind": "explicit", "frames": SOT_FRAMES}
     return WarehouseSpec.model_validate(data)

@@ -30,7 +30,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from blender_envs.vehicle.body import to_world
-from blender_envs.vehicle.damage import site_rect
+from blender_envs.vehicle.damage import site_area_cm2, site_rect
 from blender_envs.vehicle.damage_view import (DAMAGE_OBJECT, DamageViewSpec, ellipse_axes, neighbour_samples,
                                               neighbours, surface_samples)
 from geometry.camera import CameraPose, blur_at_target_px, view_angle_deg
@@ -228,7 +228,7 @@ def ground_truth(geo, view, frame=None) -> dict:
     site, body = spec.damage, spec.lot.subject.body
     centre, normal, u, v = site_frame(spec)
     nb_name, nb = neighbour_in_frame(pose, neighbour_world_samples(spec), neighbours(body, site))
-    gt = damage_ground_truth(site.kinds, site.area_cm2)
+    gt = damage_ground_truth(site.kinds, site_area_cm2(body, site))
     gt.update({
         "panel": site.panel, "neighbour_panels": neighbours(body, site), "best_neighbour": nb_name,
         "neighbour_in_frame": _r(nb), "semi_axes_cm": list(site.semi_axes_cm), "depth_mm": site.depth_mm,

@@ -19,6 +19,7 @@ from blender_envs.vehicle import damage_view as dmod
 from blender_envs.vehicle import car_parts
 from blender_envs.vehicle.body import (PLATE_SIZE_M, on_surface, panels, plate_centers, to_car,
                                        to_world)
+from blender_envs.vehicle import damage as D
 from blender_envs.vehicle.damage import DamageSite, site_rect
 from blender_envs.vehicle.panel_mesh import rect_part
 from blender_envs.vehicle import body as B
@@ -144,6 +145,159 @@ def test_textures_paint_only_inside_the_ellipse(kinds):
     assert all(np.array_equal(t[k], again[k]) for k in t)  # seeded: same bytes
 
 
+# ------------------------------------------------------------------ a site reaching into a wheel arch
+
+def arch_site(spec, panel, dx, dz, a_cm, b_cm, kinds=("rust",), angle=0.0):
+    """A site on an arch panel, its centre dx m forward and dz m up from the arch's top point
+    (the keep-out disc's top)."""
+    body = spec.lot.subject.body
+    rect = panels(body)[panel][0]
+    [k] = [k for k in rect.keep_out if k.what == "wheel_arch"]
+    return spec.damage.model_copy(update={
+        "panel": panel, "rect_index": 0, "kinds": sorted(kinds),
+        "center_uv_m": [k.u + dx * rect.u[0], k.v + k.radius + dz],
+        "semi_axes_cm": [a_cm, b_cm], "angle_deg": angle, "depth_mm": 12.0 if "dent" in kinds else None})
+
+
+def grid_area_cm2(body, site, h=2e-4) -> float:
+    """Independent: pixel count (h = 0.2 mm) of the ellipse, in its own axes, minus the points of
+    the arch cut-out (the disc of radius wheel + 5 cm about the axle at wheel-radius height, and
+    the strip under it), tested in the car frame's (x, z)."""
+    rect = site_rect(body, site)
+    a, b = (x / 100.0 for x in site.semi_axes_cm)
+    ex, ey = np.meshgrid(np.arange(-a, a, h) + h / 2, np.arange(-b, b, h) + h / 2)
+    inside = (ex / a) ** 2 + (ey / b) ** 2 < 1.0
+    t = math.radians(site.angle_deg)
+    pu = site.center_uv_m[0] + ex * math.cos(t) - ey * math.sin(t)
+    pv = site.center_uv_m[1] + ex * math.sin(t) + ey * math.cos(t)
+    P = rect.point(pu[inside], pv[inside])
+    xa = body.x_front_axle() if site.panel.startswith("front_fender") else body.x_rear_axle()
+    r, R = body.wheel_radius_m + 0.05, body.wheel_radius_m
+    dx, dz = P[:, 0] - xa, P[:, 2] - R
+    cut = (dx**2 + dz**2 < r * r) | ((np.abs(dx) < r) & (dz < 0))
+    return float((~cut).sum()) * h * h * 1e4
+
+
+ARCH_CASES = [   # (panel, dx, dz, a, b, angle): over the lip, across the free side, down the strip
+    ("front_fender_driver", 0.0, 0.02, 12.0, 8.0, 0.0),
+    ("front_fender_passenger", 0.40, -0.33, 10.0, 9.0, 20.0),
+    ("quarter_panel_driver", -0.40, -0.50, 9.0, 7.0, -15.0),
+    ("quarter_panel_passenger", -0.25, -0.05, 16.0, 10.0, 10.0),
+]
+
+
+@pytest.mark.parametrize("panel, dx, dz, a, b, angle", ARCH_CASES)
+def test_site_area_leaves_out_the_arch_cut_out(panel, dx, dz, a, b, angle):
+    """The spec-side area equals an independent pixel count of ellipse minus cut-out (0.1%),
+    and pi a b, the area with the arch ignored, is more than 2% off it (at least 10%)."""
+    spec = spec_of(5)
+    body = spec.lot.subject.body
+    site = arch_site(spec, panel, dx, dz, a, b, angle=angle)
+    want = grid_area_cm2(body, site)
+    got = D.site_area_cm2(body, site)
+    assert got == pytest.approx(want, rel=1e-3)
+    assert abs(site.area_cm2 - want) > 0.10 * want
+
+
+def test_site_area_worked_for_a_circle_on_the_arch_top():
+    """A circle of radius p centred on the arch's top point: the cut-out takes the lens of two
+    circles (radii p and r, centres r apart; both in the disc's upper half), so the area is
+    pi p^2 - lens, written out: p^2 acos(p / 2r) + r^2 acos(1 - p^2 / 2r^2) - p/2 sqrt(4r^2 - p^2)."""
+    spec = spec_of(5)
+    body = spec.lot.subject.body
+    r, p = body.arch_radius_m(), 0.08
+    lens = (p * p * math.acos(p / (2 * r)) + r * r * math.acos(1 - p * p / (2 * r * r))
+            - p / 2 * math.sqrt(4 * r * r - p * p))
+    want = (math.pi * p * p - lens) * 1e4
+    site = arch_site(spec, "front_fender_driver", 0.0, 0.0, 8.0, 8.0)
+    # the inscribed 512-gon arch leaves it about 1e-5 high
+    assert D.site_area_cm2(body, site) == pytest.approx(want, rel=1e-4)
+    assert 0.45 < want / site.area_cm2 < 0.55            # about half the circle lies over the opening
+    assert grid_area_cm2(body, site) == pytest.approx(want, rel=2e-3)
+
+
+def test_drawn_arch_panel_sites_keep_pi_a_b():
+    """Every drawn site on a fender or quarter panel is clear of the cut-out: its area is pi a b
+    exactly, its surface samples all kept (1 + 4 x 32), its patch mesh as before the cut."""
+    n = 0
+    for seed in range(40):
+        spec = spec_of(seed)
+        body, site = spec.lot.subject.body, spec.damage
+        if not B.arch_axles(body, site.panel):
+            continue
+        n += 1
+        assert D.site_area_cm2(body, site) == site.area_cm2
+        assert len(dmod.surface_samples(body, site)) == 129
+        V, F, _ = dmod.patch_mesh(body, site)
+        assert len(F) == len(dmod.rim_angles(body, site)) * dmod.PATCH_RINGS
+    assert n >= 5
+
+
+@pytest.mark.parametrize("panel, dx, dz, a, b, angle", ARCH_CASES)
+def test_arch_patch_and_holed_panel_follow_the_cut_out(panel, dx, dz, a, b, angle):
+    """The patch's mesh area is the site's area within 2% (the issue's tolerance; measured
+    within 0.7%: the mesh cuts the well's 32-gon, inside the circle); the patch and the holed panel tile the
+    rectangle minus the well's 32-gon (shoelace, 1e-9); no surface sample lies in the opening."""
+    spec = spec_of(5)
+    body = spec.lot.subject.body
+    site = arch_site(spec, panel, dx, dz, a, b, kinds=("dent", "rust"), angle=angle)
+    c, ea, eb, n = dmod.ellipse_axes(body, site)
+    V, F, xy = dmod.patch_mesh(body, site)
+    patch = dmod.polygon_area_on_plane(V, F, n) * 1e4
+    area = D.site_area_cm2(body, site)
+    assert patch == pytest.approx(area, rel=0.02)
+    assert patch == pytest.approx(area, rel=1e-2)
+    assert abs(patch - site.area_cm2) > 0.02 * site.area_cm2
+    Vh, Fh = dmod.holed_panel_mesh(body, site)
+    o = car_parts.arch_outline(body, B.arch_axles(body, panel)[0])
+    well = 0.5 * abs(np.dot(o[:, 0], np.roll(o[:, 1], -1)) - np.dot(np.roll(o[:, 0], -1), o[:, 1]))
+    assert well == pytest.approx(B.arch_cut_area_m2(body), rel=2e-3)
+    rect = site_rect(body, site)
+    assert patch / 1e4 + dmod.polygon_area_on_plane(Vh, Fh, n) == pytest.approx(rect.area_m2() - well, rel=1e-9)
+    assert len(xy) == len(V) and np.all(np.hypot(xy[:, 0] / (a / 100), xy[:, 1] / (b / 100)) <= 1 + 1e-9)
+    S = dmod.surface_samples(body, site)
+    assert 0 < len(S) < 129
+    plane = S + ((c - S) @ n)[:, None] * n                  # back onto the panel plane (dent, shape)
+    assert not D.in_arch_cutout(body, panel, plane).any()
+
+
+def test_the_arch_decides_severity_through_the_ground_truth():
+    """pi a b = 130 cm2 (moderate) on the lip, of which the opening takes over a quarter: the
+    ground truth says minor, from the cut area."""
+    spec = spec_of(5)
+    site = arch_site(spec, "front_fender_driver", 0.0, 0.0, 13.0, 130.0 / (math.pi * 13.0))
+    spec = spec.model_copy(update={"damage": site})
+    g = sv.ground_truth(SimpleNamespace(spec=spec), SimpleNamespace(pose=_site_pose(spec, 0.0, 1.0)))
+    area = D.site_area_cm2(spec.lot.subject.body, site)
+    assert site.area_cm2 == pytest.approx(130.0) and area < 100.0
+    assert g["severity"] == "minor" and g["damage_area_cm2"] == round(area, 4)
+
+
+def test_a_site_with_no_surface_is_refused_in_one_line():
+    spec = spec_of(5)
+    body = spec.lot.subject.body
+    inside = arch_site(spec, "front_fender_driver", 0.0, -0.25, 5.0, 4.0)
+    with pytest.raises(ValueError, match=r"^damage site lies wholly in the wheel-arch cut-out of front_fender_driver$"):
+        D.site_area_cm2(body, inside)
+    off = spec.damage.model_copy(update={"center_uv_m": [site_rect(body, spec.damage).half_u, 0.0]})
+    with pytest.raises(ValueError, match=r"^damage site leaves its panel rectangle \("):
+        D.site_area_cm2(body, off)
+
+
+def test_polygon_helpers_worked():
+    """A 4 x 2 rectangle minus the unit square at its centre: 8 - 1; clipped to it: 1; a
+    polygon clear of it comes back as the same array."""
+    Rr = np.array([[0.0, 0.0], [4.0, 0.0], [4.0, 2.0], [0.0, 2.0]])
+    Sq = np.array([[1.5, 0.5], [2.5, 0.5], [2.5, 1.5], [1.5, 1.5]])
+    pieces = dmod.minus_convex(Rr, Sq)
+    assert sum(abs(D.polygon_area(p)) for p in pieces) == pytest.approx(7.0)
+    assert all(D.polygon_area(p) > 0 for p in pieces)                 # the winding kept
+    assert abs(D.polygon_area(D.clip_convex(Rr, Sq))) == pytest.approx(1.0)
+    assert D.polygon_area(D.clip_convex(Sq, Rr)) == pytest.approx(1.0)
+    far = Rr + 10.0
+    assert dmod.minus_convex(far, Sq)[0] is far and dmod.minus_convex(Sq, Rr) == []
+
+
 # ------------------------------------------------------------------ constructed poses at the thresholds
 
 def _site_pose(spec, az_deg, dist_m, long_side=640, lens="main"):
@@ -212,12 +366,14 @@ def test_damage_in_frame_and_neighbour_context_by_hand():
 
 
 def test_severity_just_inside_and_outside_the_thresholds_through_the_ground_truth():
+    """Centred on the door, so even the 32 cm long ellipse stays on its rectangle (the ground
+    truth refuses a site that leaves it)."""
     spec = spec_of(4)
     geo = SimpleNamespace(spec=spec)
     for area, sev in ((99.9, "minor"), (100.1, "moderate"), (499.9, "moderate"), (500.1, "severe")):
         b = 5.0
         a = area / (math.pi * b)
-        g = sv.ground_truth(SimpleNamespace(spec=with_site(spec, semi_axes_cm=[a, b])),
+        g = sv.ground_truth(SimpleNamespace(spec=with_site(spec, semi_axes_cm=[a, b], center_uv_m=[0.0, 0.0])),
                             SimpleNamespace(pose=_site_pose(spec, 0.0, 1.0)))
         assert g["severity"] == sev and g["damage_area_cm2"] == pytest.approx(area, abs=1e-3)
     g = sv.ground_truth(geo, SimpleNamespace(pose=_site_pose(spec, 10.0, 1.0)))
@@ -450,3 +606,90 @@ def test_rendered_damage_mask_agrees_with_the_spec(built):
     assert term.name == "damage_contrast_px" and term.passed and term.value == gt["damage_contrasting_px"]
     paint = fr.object_index == ids[f"subject_{spec.damage.panel}"]
     assert sv.contrasting_pixels(image, paint & ~mask, paint) < 0.05 * (paint & ~mask).sum()
+
+
+# ------------------------------------------------------------------ a built and rendered site over a wheel arch
+
+@pytest.fixture(scope="module")
+def built_arch():
+    """spec_of(5)'s lot with a dented, rusted site over the driver-side front arch's lip
+    (12 x 8 cm, pi a b = 301.6 cm2, of which the opening takes about 30%)."""
+    from blender_envs.core.cycles_setup import configure_cycles, configure_device
+    from blender_envs.core.mesh_export import export_world_triangles
+    from blender_envs.core.scene_reset import reset_scene
+    from blender_envs.core.settings import RenderSettings
+    from blender_envs.vehicle.damage_view_build import build
+
+    spec = spec_of(5)
+    spec = spec.model_copy(update={"damage": arch_site(spec, "front_fender_driver", 0.0, 0.02, 12.0, 8.0,
+                                                       kinds=("dent", "rust"))})
+    q = RenderSettings(name="t", long_side_px=200, samples=4, pass_samples=1, denoise=False)
+    scene = reset_scene()
+    configure_cycles(scene, q, 0)
+    configure_device(scene, "cpu")
+    info = build(scene, spec)
+    mesh = SceneMesh(**export_world_triangles(scene))
+    return SimpleNamespace(spec=spec, scene=scene, info=info, mesh=mesh, q=q)
+
+
+@pytest.mark.render
+def test_exported_arch_damage_mesh_has_the_cut_area(built_arch):
+    """Issue 12: the ground-truth area (cm2) equals the area measured on the exported mesh within
+    2% (measured: 0.3%, the mesh cuts the wheel well's 32-gon) for a site over a wheel arch, and
+    pi a b, the arch ignored, is more than 2% off (43%); the holed fender and the patch tile the
+    fender's rectangle minus the well's 32-gon (float32 vertices: 1e-4)."""
+    spec, mesh = built_arch.spec, built_arch.mesh
+    car = spec.lot.subject
+    _, _, _, n = dmod.ellipse_axes(car.body, spec.damage)
+    n_w = to_world(car.placement, n) - to_world(car.placement, np.zeros(3))
+    ids = {o.name: o.id for o in built_arch.info.objects}
+
+    def area(oid):
+        tri = mesh.vertices.astype(float)[mesh.triangles[mesh.tri_object_id == oid]]
+        return float(np.sum(np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]) @ n_w) / 2)
+
+    gt = sv.ground_truth(SimpleNamespace(spec=spec), SimpleNamespace(pose=_site_pose(spec, 0.0, 1.0)))
+    measured = area(ids[dmod.DAMAGE_OBJECT]) * 1e4
+    assert measured == pytest.approx(gt["damage_area_cm2"], rel=0.02)
+    assert abs(measured - spec.damage.area_cm2) > 0.02 * measured
+    assert 0.25 < 1 - gt["damage_area_cm2"] / spec.damage.area_cm2 < 0.35
+    assert gt["severity"] == "moderate"
+    o = car_parts.arch_outline(car.body, car.body.x_front_axle())
+    well = 0.5 * abs(np.dot(o[:, 0], np.roll(o[:, 1], -1)) - np.dot(np.roll(o[:, 0], -1), o[:, 1]))
+    rect = site_rect(car.body, spec.damage)
+    assert area(ids["subject_front_fender_driver"]) + measured / 1e4 == pytest.approx(rect.area_m2() - well, rel=1e-4)
+
+
+@pytest.mark.render
+def test_rendered_arch_damage_mask_leaves_out_the_opening(built_arch):
+    """Tiny Cycles render (200 x 150, 4 spp) square-on from 0.7 m: the damage mask matches the
+    projected ellipse minus the projected cut-out (IoU >= 0.9) and not the whole ellipse (IoU
+    < 0.8: the arch ignored); inside the opening the well and the tyre show, not the damage."""
+    from blender_envs.core.camera_rig import apply_camera_pose
+    from blender_envs.core.render_passes import render_frame
+    from geometry.camera import project
+
+    spec = built_arch.spec
+    car = spec.lot.subject
+    body, site = car.body, spec.damage
+    pose = _site_pose(spec, 0.0, 0.7, long_side=200)
+    apply_camera_pose(built_arch.scene, pose)
+    fr = render_frame(built_arch.scene, built_arch.q, seed=0)
+    mask = fr.object_index == dmod.DAMAGE_PASS
+    H, W = mask.shape
+    gu, gv = np.meshgrid(np.arange(W), np.arange(H))
+
+    def projected(points_car):
+        uv, _ = project(to_world(car.placement, on_surface(body, "driver", points_car)), pose.K_array(),
+                        pose.cam_to_world_array())
+        return inside_polygon(uv, gu.astype(float), gv.astype(float))
+
+    rect = site_rect(body, site)
+    ellipse = projected(rect.point(*D.site_polygon_uv(site, 256).T))
+    o = dmod.arch_cutout_xz(body, body.x_front_axle())
+    opening = projected(np.c_[o[:, 0], np.full(len(o), rect.center[1]), o[:, 1]])
+    want = ellipse & ~opening
+    iou = (mask & want).sum() / (mask | want).sum()
+    iou_ignored = (mask & ellipse).sum() / (mask | ellipse).sum()
+    assert want.sum() > 200 and iou >= 0.9 and iou_ignored < 0.8, (iou, iou_ignored, mask.sum(), want.sum())
+    assert (mask & opening & ellipse).sum() <= 0.02 * (opening & ellipse).sum()

@@ -65,3 +65,40 @@ def test_rendered_panel_masks_match_the_spec_geometry():
     assert P["front_door_driver"][0].u == [-1.0, 0.0, 0.0]
     for hidden in ("front_door_passenger", "rear_door_passenger", "roof"):
         assert not np.any(out.object_index == ids[hidden]), hidden
+
+
+@pytest.mark.render
+def test_kerbs_are_chamfered_prisms_facing_out_and_the_wear_is_the_specs():
+    """vehicle-4 kerbs: the cross-section worked (30 cm wide, 15 cm above the asphalt from 2 cm
+    under it, 3.5 cm chamfer on the lot side, 1.2 cm on the verge side; area 0.3 x 0.17 -
+    0.035^2 / 2 - 0.012^2 / 2), every face of the four prisms facing away from its prism's
+    centre, the lot side's top edge 3.5 cm under the kerb top; the asphalt's wear pattern
+    placed by the spec's `wear_offset` (drawn, three values in 0-1000)."""
+    from blender_envs.registry import get_environment
+    from blender_envs.vehicle.lot import KERB_HEIGHT_M
+    from blender_envs.vehicle.lot_build import asphalt_material, kerb_part, kerb_profile
+    from render_farm.seeds import rng_for
+
+    P = kerb_profile(-5.0, -1.0)
+    assert np.asarray(P) == pytest.approx(np.array([(-5.0, -0.02), (-5.3, -0.02), (-5.3, 0.138), (-5.288, 0.15),
+                                                    (-5.035, 0.15), (-5.0, 0.115)][::-1]))
+    Q = np.array(P)
+    area = 0.5 * (np.dot(Q[:, 0], np.roll(Q[:, 1], -1)) - np.dot(np.roll(Q[:, 0], -1), Q[:, 1]))
+    assert area == pytest.approx(0.3 * 0.17 - 0.035**2 / 2 - 0.012**2 / 2)     # counter-clockwise, positive
+    lot = get_environment("car_view").sample_scene(rng_for("test_vehicle_render", 0, "scene"), "k0", 0).lot
+    V, F = kerb_part(lot)
+    V = np.asarray(V)
+    assert len(F) == 4 * 8
+    for k in range(4):
+        faces = F[8 * k: 8 * (k + 1)]
+        c = V[sorted({i for f in faces for i in f})].mean(axis=0)
+        for f in faces:
+            p = V[list(f)]
+            assert np.cross(p[1] - p[0], p[2] - p[0]) @ (p.mean(axis=0) - c) > 0
+    long_sides = V[:24]                       # the two kerbs along x (six profile points at both ends)
+    edge = long_sides[np.isclose(np.abs(long_sides[:, 1]), lot.half_y_m)]
+    assert edge[:, 2].max() == pytest.approx(KERB_HEIGHT_M - 0.035)
+    assert len(lot.wear_offset) == 3 and all(0.0 <= w < 1000.0 for w in lot.wear_offset)
+    mat = asphalt_material(lot)
+    [mp] = [n for n in mat.node_tree.nodes if n.bl_idname == "ShaderNodeMapping"]
+    assert tuple(mp.inputs["Location"].default_value) == pytest.approx(lot.wear_offset)

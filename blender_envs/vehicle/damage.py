@@ -2,9 +2,12 @@
 
 A car has one damage site: an ellipse on one planar panel rectangle (body.panels) with
 one or more kinds in it (a dent with scratches across it is one damaged area, so the
-severity of the frame is that ellipse's area, never a sum to argue about). The ellipse
-lies wholly inside its rectangle and clear of wheel arches and plates, so its area,
-pi * a * b with the semi-axes in cm, is the exact damaged surface in cm^2.
+severity of the frame is that ellipse's area, never a sum to argue about). Drawn sites
+lie wholly inside their rectangle and clear of wheel arches and plates, so their area,
+pi * a * b with the semi-axes in cm, is the exact damaged surface in cm^2. A site given
+by hand (a spec read back, a test) may reach into a fender's or quarter panel's wheel-arch
+cut-out: `site_area_cm2` is then the ellipse minus the cut-out, the surface the builder
+meshes (damage_view.patch_mesh drops the same part).
 
 Areas are drawn away from the severity thresholds (100 and 500 cm^2, App. D / Table 3):
 minor 20-80, moderate 120-450, severe 600-2,000 cm^2, a third each (vehicles.md: raters
@@ -25,7 +28,7 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from blender_envs.vehicle.body import Body, PanelRect, panels
+from blender_envs.vehicle.body import Body, KeepOut, PanelRect, arch_axles, arch_top_z, panels
 
 DamageKind = Literal["dent", "scratch", "rust"]
 KINDS: tuple[str, ...] = ("dent", "scratch", "rust")
@@ -73,7 +76,22 @@ def site_fits(rect: PanelRect, center_uv, a_m: float, b_m: float, angle_deg: flo
     u, v = float(center_uv[0]), float(center_uv[1])
     if abs(u) + hu > rect.half_u - margin or abs(v) + hv > rect.half_v - margin:
         return False
-    return all(_clearance(u, v, a_m, b_m, angle_deg, k.u, k.v) >= k.radius + margin for k in rect.keep_out)
+    if not all(_clearance(u, v, a_m, b_m, angle_deg, k.u, k.v) >= k.radius + margin for k in rect.keep_out):
+        return False
+    return not any(_enters_arch_strip(u, v, a_m, b_m, angle_deg, k) for k in rect.keep_out if k.what == "wheel_arch")
+
+
+def _enters_arch_strip(u: float, v: float, a: float, b: float, angle_deg: float, k: KeepOut, n: int = 720) -> bool:
+    """Whether the ellipse's boundary enters the strip under an arch's keep-out disc (|du| < radius,
+    below its centre): the cut-out is the disc and that strip (body.arch_top_z), and the strip's
+    lower corners lie outside the disc. The ellipse is convex and the strip runs off the
+    rectangle's bottom edge, so the boundary enters it whenever the ellipse does."""
+    t = math.radians(angle_deg)
+    th = np.linspace(0.0, 2 * math.pi, n, endpoint=False)
+    eu, ev = a * np.cos(th), b * np.sin(th)
+    pu = u + eu * math.cos(t) - ev * math.sin(t)
+    pv = v + eu * math.sin(t) + ev * math.cos(t)
+    return bool(np.any((np.abs(pu - k.u) < k.radius) & (pv < k.v)))
 
 
 def _clearance(u: float, v: float, a: float, b: float, angle_deg: float, pu: float, pv: float,
@@ -175,3 +193,99 @@ def site_samples(body: Body, site: DamageSite, rings: int = 4, n: int = 32) -> n
         us += list(eu * math.cos(ang) - ev * math.sin(ang))
         vs += list(eu * math.sin(ang) + ev * math.cos(ang))
     return rect.point(site.center_uv_m[0] + np.array(us), site.center_uv_m[1] + np.array(vs))
+
+
+# ------------------------------------------------------------------ the damaged area with a wheel arch
+
+ELLIPSE_POLYGON_N = 1024          # the ellipse as an inscribed polygon (area short by 6e-6 relative)
+ARCH_POLYGON_N = 512              # the arch circle's upper half
+
+
+def polygon_area(P: np.ndarray) -> float:
+    """Signed shoelace area of a closed polygon (n, 2); positive counter-clockwise."""
+    x, y = P[:, 0], P[:, 1]
+    return 0.5 * float(np.dot(x, np.roll(y, -1)) - np.dot(np.roll(x, -1), y))
+
+
+def halfplane(P: np.ndarray, p0: np.ndarray, p1: np.ndarray, keep_left: bool = True) -> np.ndarray:
+    """One Sutherland-Hodgman pass, vectorised: the part of polygon P (n, 2) left (or right) of
+    the line p0 -> p1, in P's winding."""
+    e = p1 - p0
+    side = e[0] * (P[:, 1] - p0[1]) - e[1] * (P[:, 0] - p0[0])
+    side = side if keep_left else -side
+    nxt, s_nxt = np.roll(P, -1, axis=0), np.roll(side, -1)
+    inside, inside_nxt = side >= 0, s_nxt >= 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = side / (side - s_nxt)                        # used only where the two sides differ
+        cross = P + t[:, None] * (nxt - P)
+    keep = np.c_[inside, inside != inside_nxt]           # per vertex: itself, then the crossing
+    return np.stack([P, cross], axis=1)[keep]
+
+
+def clip_convex(subject: np.ndarray, clip: np.ndarray) -> np.ndarray:
+    """Sutherland-Hodgman: the part of polygon `subject` (n, 2) inside the convex polygon `clip`
+    (m, 2, counter-clockwise), one clip edge at a time."""
+    out = np.asarray(subject, float)
+    for p0, p1 in zip(clip, np.roll(clip, -1, axis=0)):
+        if len(out) == 0:
+            break
+        out = halfplane(out, p0, p1)
+    return out
+
+
+def site_polygon_uv(site: DamageSite, n: int = ELLIPSE_POLYGON_N) -> np.ndarray:
+    """The site's ellipse as an inscribed polygon in its rectangle's (u, v), counter-clockwise."""
+    a, b = (x / 100.0 for x in site.semi_axes_cm)
+    t = math.radians(site.angle_deg)
+    th = np.linspace(0.0, 2 * math.pi, n, endpoint=False)
+    eu, ev = a * np.cos(th), b * np.sin(th)
+    return np.c_[site.center_uv_m[0] + eu * math.cos(t) - ev * math.sin(t),
+                 site.center_uv_m[1] + eu * math.sin(t) + ev * math.cos(t)]
+
+
+def arch_cutouts_uv(body: Body, site: DamageSite, n: int = ARCH_POLYGON_N) -> list[np.ndarray]:
+    """Each wheel-arch cut-out of the site's rectangle (body.arch_top_z: the circle of radius
+    `arch_radius_m` about the axle at wheel-radius height, and the strip under it down past the
+    rectangle's bottom) as a convex polygon in the rectangle's (u, v), counter-clockwise."""
+    rect = site_rect(body, site)
+    c, u, v = (np.asarray(x, float) for x in (rect.center, rect.u, rect.v))
+    r, R, below = body.arch_radius_m(), body.wheel_radius_m, body.clearance_m - 0.1
+    th = np.linspace(0.0, math.pi, n + 1)
+    out = []
+    for xa in arch_axles(body, site.panel):
+        xz = np.r_[np.c_[xa + r * np.cos(th), R + r * np.sin(th)], [[xa - r, below], [xa + r, below]]]
+        P = np.c_[xz[:, 0], np.full(len(xz), c[1]), xz[:, 1]] - c
+        poly = np.c_[P @ u, P @ v]
+        out.append(poly if polygon_area(poly) > 0 else poly[::-1])
+    return out
+
+
+def site_area_cm2(body: Body, site: DamageSite) -> float:
+    """The damaged area (cm^2) seen square-on: the ellipse minus any wheel-arch cut-out it reaches
+    into (pi a b exactly when it reaches none, as every drawn site). Refuses a site that leaves
+    its rectangle or lies wholly in the cut-out: there is no surface for it."""
+    rect = site_rect(body, site)
+    a, b = (x / 100.0 for x in site.semi_axes_cm)
+    hu, hv = ellipse_half_extents(a, b, site.angle_deg)
+    u, v = site.center_uv_m
+    if abs(u) + hu > rect.half_u + 1e-9 or abs(v) + hv > rect.half_v + 1e-9:
+        raise ValueError(f"damage site leaves its panel rectangle ({site.panel} #{site.rect_index})")
+    ellipse = site_polygon_uv(site)
+    lo, hi = ellipse.min(axis=0), ellipse.max(axis=0)
+    cut = sum(polygon_area(clip_convex(ellipse, arch)) for arch in arch_cutouts_uv(body, site)
+              if np.all(arch.min(axis=0) < hi) and np.all(arch.max(axis=0) > lo))    # boxes overlap
+    if cut == 0.0:
+        return site.area_cm2
+    left = site.area_cm2 * (1.0 - cut / polygon_area(ellipse))    # the share kept, of the exact pi a b
+    if left <= 1e-9 * site.area_cm2:
+        raise ValueError(f"damage site lies wholly in the wheel-arch cut-out of {site.panel}")
+    return left
+
+
+def in_arch_cutout(body: Body, panel: str, points) -> np.ndarray:
+    """Whether car-frame point(s) on a side panel's plane lie in its wheel-arch cut-out."""
+    P = np.asarray(points, float)
+    axles = arch_axles(body, panel)
+    if not axles:
+        return np.zeros(P.shape[:-1], bool)
+    return P[..., 2] < np.max([arch_top_z(body, xa, P[..., 0]) for xa in axles], axis=0)

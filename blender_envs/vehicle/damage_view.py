@@ -35,13 +35,16 @@ import numpy as np
 from blender_envs.registry import Environment
 from blender_envs.vehicle.body import (Body, adjacency, arch_axles, arch_top_z, on_surface, panel_samples, sample_body,
                                        sample_color, to_world)
+from blender_envs.vehicle.car_parts import arch_outline
 from blender_envs.vehicle.car_view import stage_rng
-from blender_envs.vehicle.damage import DamageSite, sample_damage, site_rect
+from blender_envs.vehicle.damage import (DamageSite, clip_convex, halfplane, in_arch_cutout, polygon_area, sample_damage,
+                                         site_rect)
 from blender_envs.vehicle.lot import LotSpec, sample_lot
 from geometry.camera import Phone, look_at, sample_phone, sample_phone_pose
 from geometry.scene import SceneSpec, View
 
-GENERATOR_VERSION = "vehicle-3"   # 3: shaped panels (arch cut-outs, shoulder, tumblehome), coated paint
+GENERATOR_VERSION = "vehicle-4"   # 4: car_view's worn lot; the damaged panel's wheel arch cut exactly
+                                  # 3: shaped panels (arch cut-outs, shoulder, tumblehome), coated paint
                                   # 2: lamps, mirrors, lathe tyres and spoked rims, printed plates
 TARGET = "damage"
 DAMAGE_OBJECT = "subject_damage"      # the damaged surface patch (its own object)
@@ -144,14 +147,90 @@ def patch_mesh(body: Body, site: DamageSite, rings: int = PATCH_RINGS,
         rhos += [f] * len(phis)
     x, y, rho = np.array(xs), np.array(ys), np.array(rhos)
     V = c + x[:, None] * ea + y[:, None] * eb
-    V = on_surface(body, site_rect(body, site).face, V) - dent_depth_m(site, rho)[:, None] * n
     m = len(phis)
     faces = [[0, 1 + j, 1 + (j + 1) % m] for j in range(m)]
     for k in range(rings - 1):
         o0, o1 = 1 + k * m, 1 + (k + 1) * m
         faces += [[o0 + j, o1 + j, o1 + (j + 1) % m, o0 + (j + 1) % m] for j in range(m)]
     # ea x eb = the panel normal (rotation of u, v in their plane), so increasing phi winds outward
+    cut, faces = cut_arch(body, site, V, faces)
+    if cut is not V:                                    # cut at the arch: texture place and dent from position
+        V = cut
+        x, y = (V - c) @ ea, (V - c) @ eb
+        rho = np.sqrt((x / a) ** 2 + (y / b) ** 2)
+    V = on_surface(body, site_rect(body, site).face, V) - dent_depth_m(site, rho)[:, None] * n
     return V, faces, np.c_[x, y]
+
+
+def cut_arch(body: Body, site: DamageSite, V: np.ndarray, faces: list) -> tuple[np.ndarray, list]:
+    """Cut a side panel's wheel arch out of in-plane (unshaped) vertices and faces: every face
+    the cut-out (the wheel well's outline, `car_parts.arch_outline`, run on down past the sill)
+    overlaps is replaced by its exact pieces outside it (`minus_convex`, new vertices appended),
+    a face wholly inside is dropped, unused vertices go. The patch and the holed panel both
+    pass through here, so they meet along the cut edge as the well's liner does; a drawn site
+    never reaches the cut-out (its keep-out), so its patch is unchanged."""
+    axles = arch_axles(body, site.panel)
+    if not axles:
+        return V, faces
+    y = float(V[0, 1]) if len(V) else 0.0
+    cuts = [arch_cutout_xz(body, xa) for xa in axles]
+    xz = V[:, [0, 2]]
+    # per vertex and cut-out edge: which side (vectorised), so most faces are decided at once
+    sides = [np.stack([(p1[0] - p0[0]) * (xz[:, 1] - p0[1]) - (p1[1] - p0[1]) * (xz[:, 0] - p0[0])
+                       for p0, p1 in zip(C, np.roll(C, -1, axis=0))], axis=1) for C in cuts]
+    pts, out = [list(p) for p in V], []
+    for q in faces:
+        qs = [S[q] for S in sides]
+        if all(np.any(np.all(S <= 0, axis=0)) for S in qs):
+            out.append(list(q))                          # an edge of every cut-out separates it: untouched
+            continue
+        if any(np.all(S >= 0) for S in qs):
+            continue                                     # wholly in a cut-out: dropped
+        pieces = [V[q][:, [0, 2]]]
+        for C in cuts:
+            pieces = [p for piece in pieces for p in minus_convex(piece, C)]
+        if len(pieces) == 1 and np.array_equal(pieces[0], V[q][:, [0, 2]]):
+            out.append(list(q))                          # untouched
+            continue
+        for p in pieces:
+            out.append(list(range(len(pts), len(pts) + len(p))))
+            pts += [[float(x), y, float(z)] for x, z in p]
+    if len(pts) == len(V) and len(out) == len(faces):
+        return V, faces                                  # nothing reached the cut-out
+    used = sorted({k for f in out for k in f})
+    index = {k: i for i, k in enumerate(used)}
+    return np.array(pts, float)[used].reshape(-1, 3), [[index[k] for k in f] for f in out]
+
+
+def arch_cutout_xz(body: Body, axle_x: float) -> np.ndarray:
+    """The arch cut-out as a convex polygon in a side's (x, z), counter-clockwise: the wheel
+    well's outline (car_parts.arch_outline) with its sill corners moved 10 cm below the sill."""
+    o = arch_outline(body, axle_x)[::-1].copy()
+    o[[0, -1], 1] = body.clearance_m - 0.1
+    return o
+
+
+def minus_convex(P: np.ndarray, C: np.ndarray, eps: float = 1e-9) -> list[np.ndarray]:
+    """Convex polygon P (n, 2) minus convex polygon C (counter-clockwise) as convex pieces, in
+    P's winding: the part right of C's first edge, then of the second left of the first, ...
+    P itself (the same array) when they do not overlap (to eps of P's area), [] when C covers P."""
+    lo, hi = C.min(axis=0), C.max(axis=0)
+    if np.any(P.max(axis=0) <= lo) or np.any(P.min(axis=0) >= hi):
+        return [P]
+    whole, common = abs(polygon_area(P)), abs(polygon_area(clip_convex(P, C)))
+    if common <= eps * whole:
+        return [P]                                       # near the cut-out, not in it
+    if common >= (1 - eps) * whole:
+        return []
+    pieces, rest = [], P
+    for p0, p1 in zip(C, np.roll(C, -1, axis=0)):
+        if len(rest) < 3:
+            break
+        out = halfplane(rest, p0, p1, keep_left=False)
+        if len(out) >= 3 and abs(polygon_area(out)) > eps * whole:
+            pieces.append(out)
+        rest = halfplane(rest, p0, p1)
+    return pieces
 
 
 def holed_rect_mesh(body: Body, site: DamageSite, segments: int = PATCH_SEGMENTS) -> tuple[np.ndarray, list]:
@@ -184,9 +263,9 @@ HOLED_RINGS = 8                       # radial subdivisions of the holed panel's
 def holed_panel_mesh(body: Body, site: DamageSite, segments: int = PATCH_SEGMENTS) -> tuple[np.ndarray, list]:
     """What the builder links for the damaged rectangle: `holed_rect_mesh`'s quads cut into
     HOLED_RINGS along their polar rays, the wheel arch cut out as panel_mesh cuts it (a vertex
-    under the arch's top moves up onto it; a quad whose centre is in the cut-out is dropped;
-    the ellipse never comes near it: its keep-out), then moved onto the shaped surface. Its
-    inner loop is the patch's rim, vertex for vertex."""
+    under the arch's top moves up onto it; a quad whose centre is in the cut-out is dropped:
+    `cut_arch`), then moved onto the shaped surface. Its inner loop is the patch's rim, vertex
+    for vertex, the cut-out's part of it moved as the patch's is."""
     V0, F0 = holed_rect_mesh(body, site, segments)
     m = len(F0)
     inner, outer = V0[:m], V0[m:]
@@ -194,13 +273,7 @@ def holed_panel_mesh(body: Body, site: DamageSite, segments: int = PATCH_SEGMENT
     V = (inner[None] + f[:, None, None] * (outer - inner)[None]).reshape(-1, 3)     # ring k: V[k m + j]
     faces = [[k * m + j, (k + 1) * m + j, (k + 1) * m + (j + 1) % m, k * m + (j + 1) % m]
              for k in range(HOLED_RINGS) for j in range(m)]
-    axles = arch_axles(body, site.panel)
-    if axles:
-        top = np.max([arch_top_z(body, xa, V[:, 0]) for xa in axles], axis=0)
-        cen = np.array([V[q].mean(axis=0) for q in faces])
-        ctop = np.max([arch_top_z(body, xa, cen[:, 0]) for xa in axles], axis=0)
-        faces = [q for q, p, t in zip(faces, cen, ctop) if p[2] >= t]
-        V[:, 2] = np.maximum(V[:, 2], top)
+    V, faces = cut_arch(body, site, V, faces)
     return on_surface(body, site_rect(body, site).face, V), faces
 
 
@@ -217,7 +290,8 @@ def polygon_area_on_plane(V: np.ndarray, faces, normal) -> float:
 
 def surface_samples(body: Body, site: DamageSite, rings: int = 4, n: int = 32) -> np.ndarray:
     """Car-frame samples of the damaged surface (dent included): the centre and `rings`
-    rings of n points, the outermost just inside the rim (the scorer's in-frame / unoccluded set)."""
+    rings of n points, the outermost just inside the rim (the scorer's in-frame / unoccluded set);
+    those in a wheel-arch cut-out, where there is no surface, left out."""
     c, ea, eb, nrm = ellipse_axes(body, site)
     a, b = (x / 100.0 for x in site.semi_axes_cm)
     t = np.linspace(0.0, 2 * math.pi, n, endpoint=False)
@@ -226,8 +300,10 @@ def surface_samples(body: Body, site: DamageSite, rings: int = 4, n: int = 32) -
     x = np.concatenate([[0.0]] + [f * a * np.cos(t) for f in fs])
     y = np.concatenate([[0.0]] + [f * b * np.sin(t) for f in fs])
     rho = np.concatenate([[0.0]] + [np.full(n, f) for f in fs])
-    P = on_surface(body, site_rect(body, site).face, c + x[:, None] * ea + y[:, None] * eb)
-    return P - dent_depth_m(site, rho)[:, None] * nrm
+    P = c + x[:, None] * ea + y[:, None] * eb
+    keep = ~in_arch_cutout(body, site.panel, P)         # none dropped on a drawn site (clear of the arch)
+    P = on_surface(body, site_rect(body, site).face, P[keep])
+    return P - dent_depth_m(site, rho[keep])[:, None] * nrm
 
 
 def neighbours(body: Body, site: DamageSite) -> list[str]:

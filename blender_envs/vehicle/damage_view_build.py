@@ -22,6 +22,7 @@ import numpy as np
 from blender_envs.core.bpy_env import bpy
 from blender_envs.core import shapes
 from blender_envs.vehicle.body import COAT_ROUGHNESS, car_to_world, linear_rgb, paint_finish, panels, to_world
+from blender_envs.vehicle.damage import site_area_cm2
 from blender_envs.vehicle.damage_texture import PAINT_ROUGH, damage_texture
 from blender_envs.vehicle.damage_view import (DAMAGE_OBJECT, DAMAGE_PASS, DamageViewSpec, ellipse_axes,
                                               holed_panel_mesh, patch_mesh)
@@ -123,6 +124,7 @@ def _replace_panel(spec: DamageViewSpec) -> None:
 
 
 def build(scene, spec: DamageViewSpec) -> BuildInfo:
+    site_area_cm2(spec.lot.subject.body, spec.damage)   # a site with no surface stops here, before anything is built
     objects = build_lot(scene, spec.lot)
     print_plates(spec.lot)
     for mat in bpy.data.materials:

@@ -117,6 +117,7 @@ class LotSpec(_M):
     trees: list[Tree]
     sun: SunSpec
     cars: list[LotCar]
+    wear_offset: list[float] = [0.0, 0.0, 0.0]   # where this lot's asphalt wear pattern starts (lot_build)
 
     @property
     def subject(self) -> LotCar:
@@ -256,7 +257,8 @@ def sample_lot(rng: np.random.Generator, clear_radius_m: float, subject_body: Bo
     ]
     trees = sample_trees(rng, half_x, half_y, back_side)
     sun = SunSpec(elevation_deg=_r(rng.uniform(20.0, 70.0), 3), azimuth_deg=_r(rng.uniform(0.0, 360.0), 3))
+    wear = [_r(v, 3) for v in rng.uniform(0.0, 1000.0, 3)]      # drawn last: every earlier draw as before
     return LotSpec(clear_radius_m=_r(clear_radius_m, 4), half_x_m=half_x, half_y_m=half_y,
                    row_ys=[_r(y, 3) for y in rows],
                    bays=bays, asphalt_color=asphalt, line_color=line, kerb_color=kerb, verge_color=verge,
-                   backdrops=backdrops, lamps=lamps, trees=trees, sun=sun, cars=cars)
+                   backdrops=backdrops, lamps=lamps, trees=trees, sun=sun, cars=cars, wear_offset=wear)

@@ -50,13 +50,114 @@ def line_part(lot: LotSpec) -> mesh_parts.Part:
     return mesh_parts.merge_parts(parts)
 
 
+KERB_BEVEL_M = (0.035, 0.012)   # chamfer of the kerb's top edge on the lot side, and on the verge side
+
+
+def kerb_profile(inner: float, outward: float) -> list[tuple[float, float]]:
+    """A kerb's cross-section (s, z), counter-clockwise: its lot-side face at s = inner, the
+    verge side KERB_WIDTH_M further in the `outward` direction (+1 / -1), both top edges
+    chamfered (KERB_BEVEL_M), from 2 cm under the asphalt's top."""
+    w, h, (bi, bo) = KERB_WIDTH_M, KERB_HEIGHT_M, KERB_BEVEL_M
+    o = inner + outward * w
+    P = [(inner, -0.02), (o, -0.02), (o, h - bo), (o - outward * bo, h), (inner + outward * bi, h), (inner, h - bi)]
+    area = sum(p[0] * q[1] - q[0] * p[1] for p, q in zip(P, P[1:] + P[:1]))
+    return P if area > 0 else P[::-1]
+
+
 def kerb_part(lot: LotSpec) -> mesh_parts.Part:
-    X, Y, w, h = lot.half_x_m, lot.half_y_m, KERB_WIDTH_M, KERB_HEIGHT_M
-    return mesh_parts.merge_parts([
-        mesh_parts.box_part((-X - w, -Y - w, -0.02), (X + w, -Y, h)),
-        mesh_parts.box_part((-X - w, Y, -0.02), (X + w, Y + w, h)),
-        mesh_parts.box_part((-X - w, -Y, -0.02), (-X, Y, h)), mesh_parts.box_part((X, -Y, -0.02), (X + w, Y, h)),
-    ])
+    """The four kerbs round the lot as chamfered prisms (overlapping at the corners)."""
+    X, Y, w = lot.half_x_m, lot.half_y_m, KERB_WIDTH_M
+    swap = np.array([[0.0, 1.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]])
+    parts = [mesh_parts.prism_part(kerb_profile(sy * Y, sy), -X - w, X + w) for sy in (-1.0, 1.0)]
+    for sx in (-1.0, 1.0):           # along y: built along x, then x and y swapped (a mirror: faces re-wound)
+        V, F = mesh_parts.transform_part(mesh_parts.prism_part(kerb_profile(sx * X, sx), -Y, Y), swap)
+        parts.append((V, [tuple(f[::-1]) for f in F]))
+    return mesh_parts.merge_parts(parts)
+
+
+def asphalt_material(lot: LotSpec):
+    """Worn asphalt (procedural, placed by the spec's `wear_offset`): the noise-tinted, bumpy
+    base; repaired patches (large square-ish Voronoi cells, a few a little lighter or darker);
+    oil stains (small round cells, about one in five, dark and glossier); cracks (the edges of
+    noise-distorted Voronoi cells, dark, in a few regions). Colour only: no geometry moves."""
+    mat = _noisy("asphalt", lot.asphalt_color, 9.0, 0.35, bump=0.25)
+    nt = mat.node_tree
+    bsdf = nt.nodes["Principled BSDF"]
+    tint = bsdf.inputs["Base Color"].links[0].from_socket       # noise_tint's output
+    tc = nt.nodes.new("ShaderNodeTexCoord")
+    mp = nt.nodes.new("ShaderNodeMapping")
+    mp.inputs["Location"].default_value = tuple(lot.wear_offset)
+    nt.links.new(tc.outputs["Object"], mp.inputs["Vector"])
+    co = mp.outputs["Vector"]
+
+    def node(kind, **inputs):
+        n = nt.nodes.new(kind)
+        for k, v in inputs.items():
+            if hasattr(v, "links"):              # a socket
+                nt.links.new(v, n.inputs[k])
+            else:
+                n.inputs[k].default_value = v
+        return n
+
+    def math_(op, a, b=None, clamp=False):
+        n = nt.nodes.new("ShaderNodeMath")
+        n.operation = op
+        n.use_clamp = clamp
+        for i, v in enumerate((a, b)):
+            if v is None:
+                continue
+            if hasattr(v, "links"):
+                nt.links.new(v, n.inputs[i])
+            else:
+                n.inputs[i].default_value = v
+        return n.outputs[0]
+
+    # patches: Chebyshev cells about 4 m; the cell's random value picks lighter / darker / none
+    pv = node("ShaderNodeTexVoronoi", Vector=co, Scale=0.25, Randomness=0.8)
+    pv.distance = "CHEBYCHEV"
+    cell = nt.nodes.new("ShaderNodeSeparateColor")
+    nt.links.new(pv.outputs["Color"], cell.inputs["Color"])
+    lighter = math_("GREATER_THAN", cell.outputs["Red"], 0.82)
+    darker = math_("LESS_THAN", cell.outputs["Red"], 0.10)
+    patch = math_("ADD", math_("MULTIPLY", lighter, 0.30), math_("MULTIPLY", darker, -0.35))
+    patch_gain = math_("ADD", patch, 1.0)
+    # oil stains: round cells about 1.6 m apart, one in five, a soft dark blotch of radius ~0.35 m
+    ov = node("ShaderNodeTexVoronoi", Vector=co, Scale=0.6, Randomness=1.0)
+    ocell = nt.nodes.new("ShaderNodeSeparateColor")
+    nt.links.new(ov.outputs["Color"], ocell.inputs["Color"])
+    onoise = node("ShaderNodeTexNoise", Vector=co, Scale=4.0, Detail=4.0)
+    radius = math_("ADD", math_("MULTIPLY", onoise.outputs["Fac"], 0.25), 0.08)
+    blot = math_("LESS_THAN", ov.outputs["Distance"], radius)
+    stain = math_("MULTIPLY", blot, math_("LESS_THAN", ocell.outputs["Green"], 0.2))
+    # cracks: edges of distorted ~1.5 m cells, only where a broad noise is high
+    dn = node("ShaderNodeTexNoise", Vector=co, Scale=1.5, Detail=3.0)
+    warp = nt.nodes.new("ShaderNodeVectorMath")
+    warp.operation = "MULTIPLY_ADD"
+    nt.links.new(dn.outputs["Color"], warp.inputs[0])
+    warp.inputs[1].default_value = (0.35, 0.35, 0.35)
+    nt.links.new(co, warp.inputs[2])
+    cv = node("ShaderNodeTexVoronoi", Vector=warp.outputs["Vector"], Scale=0.7)
+    cv.feature = "DISTANCE_TO_EDGE"
+    region = node("ShaderNodeTexNoise", Vector=co, Scale=0.12, Detail=2.0)
+    crack = math_("MULTIPLY", math_("LESS_THAN", cv.outputs["Distance"], 0.012),
+                  math_("GREATER_THAN", region.outputs["Fac"], 0.55))
+    # colour: base x patch gain, darkened by the stains (to 25%) and cracks (to 30%)
+    keep = math_("MULTIPLY", math_("SUBTRACT", 1.0, math_("MULTIPLY", stain, 0.75)),
+                 math_("SUBTRACT", 1.0, math_("MULTIPLY", crack, 0.7)))
+    gain = math_("MULTIPLY", patch_gain, keep)
+    col = nt.nodes.new("ShaderNodeMix")
+    col.data_type = "RGBA"
+    col.blend_type = "MULTIPLY"
+    col.inputs["Factor"].default_value = 1.0
+    nt.links.new(tint, col.inputs["A"])
+    comb = nt.nodes.new("ShaderNodeCombineColor")
+    for ch in ("Red", "Green", "Blue"):
+        nt.links.new(gain, comb.inputs[ch])
+    nt.links.new(comb.outputs["Color"], col.inputs["B"])
+    nt.links.new(col.outputs["Result"], bsdf.inputs["Base Color"])
+    rough = math_("SUBTRACT", 0.9, math_("MULTIPLY", stain, 0.5))        # oil is glossier
+    nt.links.new(rough, bsdf.inputs["Roughness"])
+    return mat
 
 
 def building_parts(lot: LotSpec, b) -> tuple[mesh_parts.Part, mesh_parts.Part]:
@@ -119,8 +220,7 @@ def build_lot(scene, lot: LotSpec) -> list[SceneObject]:
     X, Y = lot.half_x_m, lot.half_y_m
     add("verge", mesh_parts.box_part((-400.0, -400.0, -0.03), (400.0, 400.0, -0.02)),
         _noisy("verge", lot.verge_color, 0.6, 0.45, bump=0.2), "ground")
-    add("asphalt", mesh_parts.box_part((-X, -Y, -0.02), (X, Y, 0.0)),
-        _noisy("asphalt", lot.asphalt_color, 9.0, 0.35, bump=0.25), "ground")
+    add("asphalt", mesh_parts.box_part((-X, -Y, -0.02), (X, Y, 0.0)), asphalt_material(lot), "ground")
     add("bay_lines", line_part(lot), _noisy("bay_lines", lot.line_color, 14.0, 0.25, roughness=0.7), "paint")
     add("kerbs", kerb_part(lot), _noisy("kerbs", lot.kerb_color, 5.0, 0.2, bump=0.1), "kerb")
     for bd in lot.backdrops:

@@ -468,15 +468,14 @@ def test_field_poses_stand_in_the_clear_disc_in_front_of_the_panel(field):
 
 # ------------------------------------------------------------------ the built scene and a real render
 
-@pytest.fixture(scope="module")
-def built():
+def build_scene(spec):
+    """`spec` built in a fresh Blender scene (200 px, 4 samples, CPU) with its exported mesh."""
     from blender_envs.core.cycles_setup import configure_cycles, configure_device
     from blender_envs.core.mesh_export import export_world_triangles
     from blender_envs.core.scene_reset import reset_scene
     from blender_envs.core.settings import RenderSettings
     from blender_envs.vehicle.damage_view_build import build
 
-    spec = with_site(spec_of(5), kinds=["dent", "rust"], depth_mm=15.0)
     q = RenderSettings(name="t", long_side_px=200, samples=4, pass_samples=1, denoise=False)
     scene = reset_scene()
     configure_cycles(scene, q, 0)
@@ -484,6 +483,11 @@ def built():
     info = build(scene, spec)
     mesh = SceneMesh(**export_world_triangles(scene))
     return SimpleNamespace(spec=spec, scene=scene, info=info, mesh=mesh, q=q)
+
+
+@pytest.fixture(scope="module")
+def built():
+    return build_scene(with_site(spec_of(5), kinds=["dent", "rust"], depth_mm=15.0))
 
 
 @pytest.mark.render
@@ -614,22 +618,9 @@ def test_rendered_damage_mask_agrees_with_the_spec(built):
 def built_arch():
     """spec_of(5)'s lot with a dented, rusted site over the driver-side front arch's lip
     (12 x 8 cm, pi a b = 301.6 cm2, of which the opening takes about 30%)."""
-    from blender_envs.core.cycles_setup import configure_cycles, configure_device
-    from blender_envs.core.mesh_export import export_world_triangles
-    from blender_envs.core.scene_reset import reset_scene
-    from blender_envs.core.settings import RenderSettings
-    from blender_envs.vehicle.damage_view_build import build
-
     spec = spec_of(5)
-    spec = spec.model_copy(update={"damage": arch_site(spec, "front_fender_driver", 0.0, 0.02, 12.0, 8.0,
-                                                       kinds=("dent", "rust"))})
-    q = RenderSettings(name="t", long_side_px=200, samples=4, pass_samples=1, denoise=False)
-    scene = reset_scene()
-    configure_cycles(scene, q, 0)
-    configure_device(scene, "cpu")
-    info = build(scene, spec)
-    mesh = SceneMesh(**export_world_triangles(scene))
-    return SimpleNamespace(spec=spec, scene=scene, info=info, mesh=mesh, q=q)
+    return build_scene(spec.model_copy(update={"damage": arch_site(spec, "front_fender_driver", 0.0, 0.02, 12.0, 8.0,
+                                                                    kinds=("dent", "rust"))}))
 
 
 @pytest.mark.render

@@ -717,12 +717,12 @@ def projected_box(spec: IntersectionSpec, track_id: str, t: float, K, cam_to_wor
     return None if box is None else [_r(v) for v in box]
 
 
-ENV = Environment(
-    name="intersection",
+# What the crossroads' environments share: the CCTV view here and the camera swaps
+# (intersection_forward, intersection_aerial), whose draws differ only in the camera they put on
+# the spec. Each still declares ENV = Environment(name="...", ...) literally (the registry reads it).
+CROSSROADS = dict(
     family="vantage",
-    version=GENERATOR_VERSION,
     views_per_scene=FRAMES_PER_CLIP,
-    sample_scene=sample_scene,
     sample_view=sample_view,
     builder="blender_envs.infra.intersection_build:build",
     scorer="scorers.intersection",
@@ -732,3 +732,5 @@ ENV = Environment(
     isp="cctv",
     frame_hook="blender_envs.infra.intersection_build:frame_hook",
 )
+
+ENV = Environment(name="intersection", version=GENERATOR_VERSION, sample_scene=sample_scene, **CROSSROADS)

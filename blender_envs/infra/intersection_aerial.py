@@ -24,7 +24,7 @@ import math
 import numpy as np
 
 from blender_envs.infra import intersection
-from blender_envs.infra.intersection import IntersectionSpec, events, sample_view, timeline
+from blender_envs.infra.intersection import IntersectionSpec
 from blender_envs.infra.intersection_layout import GROUND_HALF_M
 from blender_envs.registry import Environment
 from geometry.clip import MountedCamera, camera_pose
@@ -109,18 +109,4 @@ def sample_scene(rng: np.random.Generator, scene_id: str, seed: int) -> Intersec
     return spec.model_copy(update={"env": "intersection_aerial", "timeline": tl})
 
 
-ENV = Environment(
-    name="intersection_aerial",
-    family="vantage",
-    version=GENERATOR_VERSION,
-    views_per_scene=intersection.FRAMES_PER_CLIP,
-    sample_scene=sample_scene,
-    sample_view=sample_view,
-    builder="blender_envs.infra.intersection_build:build",
-    scorer="scorers.intersection",
-    spec_model=IntersectionSpec,
-    timeline=timeline,
-    events=events,
-    isp="cctv",
-    frame_hook="blender_envs.infra.intersection_build:frame_hook",
-)
+ENV = Environment(name="intersection_aerial", version=GENERATOR_VERSION, sample_scene=sample_scene, **intersection.CROSSROADS)

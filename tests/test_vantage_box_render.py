@@ -231,8 +231,9 @@ def _frames(clip, it):
 
 
 def test_baselines_score_what_their_definitions_imply(clip, items):
-    """Pinned on this render (seed 11): three workers clear on frame 0, who stand still for the
-    first 3.5 s (the static box is exact at 8 frames) and then walk, at three horizons."""
+    """Pinned on this render (seed 11, warehouse_sot-2): the targets that move over the first
+    1.5 s (the standing workers of warehouse_sot-1, on which the static box was exact at 8 frames,
+    are no longer tracked), at three horizons; the static box now scores near the paper's floor."""
     sot = items["single_object_tracking"]
     scores = {}
     for name in ("static", "random", "CSRT"):
@@ -249,8 +250,8 @@ def test_baselines_score_what_their_definitions_imply(clip, items):
         assert scores["static"][h]["freeze_rate"] == 1.0 and scores["random"][h]["freeze_rate"] == 0.0
     assert scores["static"][8]["auc"] > scores["static"][16]["auc"] > scores["static"][32]["auc"]
     got = {n: [round(scores[n][h]["auc"], 4) for h in (8, 16, 32)] for n in scores}
-    assert got == {"static": [1.0, 0.7386, 0.4035], "random": [0.0567, 0.0476, 0.0512],
-                   "CSRT": [0.8095, 0.8, 0.5806]}, got
+    assert got == {"static": [0.3163, 0.173, 0.1114], "random": [0.0476, 0.0476, 0.0515],
+                   "CSRT": [0.7517, 0.5952, 0.3618]}, got
     moving = [it for it in sot if it.tags["motion"] != "stationary"]
     for it in moving:
         rec = G.grade(it, T.track_reply(T.static_track(it)))

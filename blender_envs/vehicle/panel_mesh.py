@@ -29,11 +29,16 @@ ARCH_SEGMENTS = 32           # columns over one arch's semicircle
 
 
 def _orient(V: np.ndarray, faces: list, normal: np.ndarray) -> list:
-    out = []
-    for f in faces:
-        p = V[list(f)]
-        n = np.cross(p[1] - p[0], p[2] - p[0]) if len(f) == 3 else np.cross(p[2] - p[0], p[3] - p[1])
-        out.append(tuple(f) if float(n @ normal) >= 0 else tuple(f[::-1]))
+    """Each face wound so its normal (triangles: edge cross; quads: diagonal cross) faces `normal`."""
+    out = [None] * len(faces)
+    for size in (3, 4):
+        at = [i for i, f in enumerate(faces) if len(f) == size]
+        if not at:
+            continue
+        p = V[np.array([faces[i] for i in at])]
+        n = np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0]) if size == 3 else np.cross(p[:, 2] - p[:, 0], p[:, 3] - p[:, 1])
+        for i, keep in zip(at, (n @ np.asarray(normal, float) >= 0).tolist()):
+            out[i] = tuple(faces[i]) if keep else tuple(faces[i][::-1])
     return out
 
 
@@ -69,15 +74,12 @@ def side_part(body: Body, rect: PanelRect) -> Part:
     zs = np.linspace(z0, z1, max(2, int(math.ceil((z1 - z0) / ROW_M)) + 1))
     nz = len(zs)
     V = np.array([[x, c[1], max(z, min(zb, z1 - 0.01))] for x, zb in cols for z in zs])
-    faces = []
-    for i in range(len(cols) - 1):
-        if cols[i + 1][0] - cols[i][0] < 1e-9:
-            continue
-        for j in range(nz - 1):
-            q = [i * nz + j, (i + 1) * nz + j, (i + 1) * nz + j + 1, i * nz + j + 1]
-            f = [k for n, k in enumerate(q) if not np.allclose(V[k], V[q[n - 1]], atol=1e-9)]
-            if len(f) >= 3:
-                faces.append(f)
+    i = np.array([k for k in range(len(cols) - 1) if cols[k + 1][0] - cols[k][0] >= 1e-9], int)
+    i, j = np.repeat(i, nz - 1), np.tile(np.arange(nz - 1), len(i))
+    Q = np.stack([i * nz + j, (i + 1) * nz + j, (i + 1) * nz + j + 1, i * nz + j + 1], axis=1)
+    a, b = V[Q], V[np.roll(Q, 1, axis=1)]                 # each corner and the one before it
+    keep = ~np.all(np.abs(a - b) <= 1e-9 + 1e-5 * np.abs(b), axis=2)   # np.allclose(a, b, atol=1e-9)
+    faces = [f for f in ([k for k, m in zip(q, km) if m] for q, km in zip(Q.tolist(), keep.tolist())) if len(f) >= 3]
     V = on_surface(body, rect.face, V)
     return V, _orient(V, faces, rect.normal())
 

@@ -543,18 +543,23 @@ def test_built_damage_images_hold_the_texture(built):
     def pixels(name):
         img = bpy.data.images[name]
         assert tuple(img.size) == (W, H) and img.packed_file is not None
-        return np.array(img.pixels[:], np.float32).reshape(H, W, 4)[::-1]
+        buf = np.empty(W * H * 4, np.float32)
+        img.pixels.foreach_get(buf)                     # img.pixels[:] builds a Python list
+        return buf.reshape(H, W, 4)[::-1]
+
+    def close(got, want):                               # pytest.approx compares arrays element by element in Python
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-6)
 
     data, col = pixels("subject_damage_data"), pixels("subject_damage_color")
     assert bpy.data.images["subject_damage_data"].colorspace_settings.name == "Non-Color"
     # vehicle-3: outside the damage (1 - alpha) the panels' paint finish (body.paint_finish)
     metallic, rough, _ = paint_finish(spec.lot.subject.color)
     keep = 1.0 - tex["alpha"]
-    assert data[..., 0] == pytest.approx(np.clip(tex["metal"] + metallic * keep, 0, 1), abs=1e-6)
-    assert data[..., 1] == pytest.approx(tex["rough"] + (rough - PAINT_ROUGH) * keep, abs=1e-6)
-    assert data[..., 2] == pytest.approx(tex["height"] * 0.5 + 0.5, abs=1e-6)
-    assert col[..., 3] == pytest.approx(tex["alpha"], abs=1e-6)
-    assert col[..., :3] == pytest.approx(tex["color"], abs=1e-6)
+    close(data[..., 0], np.clip(tex["metal"] + metallic * keep, 0, 1))
+    close(data[..., 1], tex["rough"] + (rough - PAINT_ROUGH) * keep)
+    close(data[..., 2], tex["height"] * 0.5 + 0.5)
+    close(col[..., 3], tex["alpha"])
+    close(col[..., :3], tex["color"])
     assert 0.3 < (data[..., 1] > 0.8).mean() < 0.9          # the rust's roughness, not the paint's
 
 

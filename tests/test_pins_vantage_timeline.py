@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+from prompt_file_checks import assert_each_broken_prompt_file_fails
 
 from blender_envs.infra.warehouse import events as warehouse_events
 from blender_envs.infra.warehouse import sample_scene
@@ -195,15 +196,10 @@ def test_prompt_sections_and_keys_are_checked(tmp_path, monkeypatch):
              ({**data, "event_verification": {**data["event_verification"], "hypotheses": {
                  k: v for k, v in data["event_verification"]["hypotheses"].items() if k != "fall"}}},
               r"event_verification.hypotheses lacks \['fall'\]")]
+    assert_each_broken_prompt_file_fails(path, cases)
+    path.write_text(json.dumps(data))
     try:
-        for broken, message in cases:
-            path.write_text(json.dumps(broken))
-            tc.prompts.cache_clear()
-            with pytest.raises(tc.PromptError, match=message):
-                tc.prompts()
-        path.write_text(json.dumps(data))
-        tc.prompts.cache_clear()
-        assert tc.prompts() == data
+        assert tc.prompts() == data                     # the intact copy loads as it was
     finally:
         tc.prompts.cache_clear()
 

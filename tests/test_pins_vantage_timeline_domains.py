@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from prompt_file_checks import assert_each_broken_prompt_file_fails
 
 from blender_envs.infra import entrance, intersection
 from formats.vantage_item import LETTERS
@@ -264,15 +265,9 @@ def test_prompts_need_every_environments_texts(tmp_path, monkeypatch):
                  **data["event_verification"]["intersection"], "hypotheses": "text"}}},
               r"event_verification.intersection.hypotheses lacks \['collision', 'near_miss', "
               r"'stop_line_violation', 'wrong_way', 'jaywalking'\]")]
-    try:
-        for broken, message in cases:
-            path.write_text(json.dumps(broken))
-            tc.prompts.cache_clear()
-            with pytest.raises(tc.PromptError, match=message):
-                tc.prompts()
-    finally:
-        monkeypatch.undo()
-        tc.prompts.cache_clear()
+    assert_each_broken_prompt_file_fails(path, cases)
+    monkeypatch.undo()
+    tc.prompts.cache_clear()
     assert tc.program_ids(tv.ENTRANCE) == ["count_person", "badge_count", "tailgater_top", "unauthorized_top",
                                            "loiterer_top", "badge_trousers", "first_event", "last_event"]
     assert tc.program_ids(tv.WAREHOUSE)[-3:] == ["carrier_paint", "first_event", "last_event"]

@@ -35,6 +35,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 
+import yaml
 from tqdm import tqdm
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -153,7 +154,16 @@ def fingerprint(plan: Plan, table: str, root: Path = ROOT) -> str:
         h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     h.update(table.encode())
     h.update(tool_version().encode())
+    h.update(json.dumps(listed_equivalents(plan.module, root), sort_keys=True).encode())
     return h.hexdigest()
+
+
+def listed_equivalents(module: str, root: Path = ROOT) -> list[dict]:
+    """The module's entries in docs/mutants-equivalent.yaml: a new work folder records them as
+    survived without testing them (scripts/mutants_seed.py), so a changed list reruns the module."""
+    path = root / "docs" / "mutants-equivalent.yaml"
+    entries = (yaml.safe_load(path.read_text()) or []) if path.is_file() else []
+    return [e for e in entries if e.get("module") == module]
 
 
 def helpers_of(plan: Plan, root: Path = ROOT) -> list[Path]:
@@ -216,6 +226,13 @@ def run_one(plan: Plan, base: dict, settings: dict, fresh: bool) -> tuple[Plan, 
     # SCENEBENCH_MUTANTS: tests/conftest.py loads the derandomized hypothesis profile (see there)
     env = {**os.environ, "PYTHONPATH": "", "SCENEBENCH_MUTANTS": "1"}
     with open(work / "mutmut.log", "ab" if state == "resume" else "wb") as log:
+        if state == "new":    # the listed equivalents recorded as survived, untested (mutants_seed.py)
+            seeding = subprocess.run([sys.executable, str(ROOT / "scripts" / "mutants_seed.py"), plan.module],
+                                     cwd=work, stdout=log, stderr=subprocess.STDOUT, env=env)
+            if seeding.returncode != 0:
+                (work / PENDING).unlink()    # a half-seeded folder is rebuilt, not resumed
+                return plan, f"mutmut failed (seeding, exit {seeding.returncode}); see " \
+                             f"{(work / 'mutmut.log').relative_to(ROOT)}", 0.0
         proc = subprocess.run([str(MUTMUT), "run", "--max-children", "1"], cwd=work, stdout=log,
                               stderr=subprocess.STDOUT, env=env)
     seconds = earlier + time.perf_counter() - t0

@@ -7,12 +7,14 @@ import sys
 import tomllib
 
 import pytest
+import yaml
 
 from conftest import ROOT
 
 sys.path.insert(0, str(ROOT / "scripts"))
 import mutants_report as report  # noqa: E402
 import mutants_run as run  # noqa: E402
+import mutants_seed as seed  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -104,6 +106,39 @@ def test_fingerprint_changes_with_the_tests_and_the_config(tmp_path, settings):
     (tmp_path / "tests" / "fixtures_of_other.py").write_text("X = 2\n")
     assert fp() != fourth
     assert [p.name for p in run.helpers_of(plan, tmp_path)] == ["conftest.py", "fixtures_of_other.py"]
+    # the module's entries in the equivalents list (a new folder records them untested), not others'
+    fifth = fp()
+    (tmp_path / "docs").mkdir()
+    entry = {"module": "m.py", "removed": "x = 1", "added": "x = 2", "reason": "r"}
+    (tmp_path / "docs" / "mutants-equivalent.yaml").write_text(yaml.safe_dump([{**entry, "module": "n.py"}]))
+    assert fp() == fifth
+    (tmp_path / "docs" / "mutants-equivalent.yaml").write_text(yaml.safe_dump([{**entry, "module": "n.py"}, entry]))
+    assert fp() != fifth
+    assert run.listed_equivalents("m.py", tmp_path) == [entry]
+
+
+DIFF = """--- m.py
++++ m.py
+@@ -1,3 +1,3 @@
+ def f(a, b):
+-    return a < b
++    return a <= b"""
+
+
+def test_seeding_records_only_unset_matching_mutants_as_survived():
+    """scripts/mutants_seed.py: a mutant whose diff a listed entry of its module matches is recorded as
+    survived (mutmut then leaves it untested); a recorded verdict, another module's entry or another
+    diff is left alone."""
+    entry = {"module": "m.py", "removed": "return a < b", "added": "return a <= b", "reason": "never equal"}
+    other = DIFF.replace("a <= b", "a > b")
+    codes = {"m.x_f__mutmut_1": None, "m.x_f__mutmut_2": None, "m.x_f__mutmut_3": 1, "m.x_f__mutmut_4": None}
+    diffs = {"m.x_f__mutmut_1": DIFF, "m.x_f__mutmut_2": other, "m.x_f__mutmut_3": DIFF, "m.x_f__mutmut_4": DIFF}
+    assert seed.seed(codes, diffs, "m.py", [entry, {**entry, "module": "n.py"}]) == ["m.x_f__mutmut_1",
+                                                                                      "m.x_f__mutmut_4"]
+    assert codes == {"m.x_f__mutmut_1": 0, "m.x_f__mutmut_2": None, "m.x_f__mutmut_3": 1, "m.x_f__mutmut_4": 0}
+    assert report.status_of(seed.SURVIVED) == "survived"
+    assert seed.seed(dict.fromkeys(codes), diffs, "m.py", [{**entry, "module": "n.py"}]) == []
+    assert seed.equivalents_of("m.py", [entry, {**entry, "module": "n.py"}]) == [entry]
 
 
 def test_report_statuses_and_rate():

@@ -250,8 +250,12 @@ def test_baselines_score_what_their_definitions_imply(clip, items):
         assert scores["static"][h]["freeze_rate"] == 1.0 and scores["random"][h]["freeze_rate"] == 0.0
     assert scores["static"][8]["auc"] > scores["static"][16]["auc"] > scores["static"][32]["auc"]
     got = {n: [round(scores[n][h]["auc"], 4) for h in (8, 16, 32)] for n in scores}
-    assert got == {"static": [0.3163, 0.173, 0.1114], "random": [0.0476, 0.0476, 0.0515],
-                   "CSRT": [0.7517, 0.5952, 0.3618]}, got
+    assert {n: got[n] for n in ("static", "random")} == {"static": [0.3163, 0.173, 0.1114],
+                                                          "random": [0.0476, 0.0476, 0.0515]}, got
+    # CSRT runs OpenCV's own SIMD code over rendered pixels: on another processor the same render
+    # gave 0.7517 / 0.6 / 0.3641 (CI, stop 24) against 0.7517 / 0.5952 / 0.3618 here, so its pin
+    # has a tolerance; the box geometry and the metric stay exact through the two baselines above.
+    assert got["CSRT"] == pytest.approx([0.7517, 0.5952, 0.3618], abs=0.01), got
     moving = [it for it in sot if it.tags["motion"] != "stationary"]
     for it in moving:
         rec = G.grade(it, T.track_reply(T.static_track(it)))

@@ -215,7 +215,14 @@ def prepare(plan: Plan, base: dict, settings: dict, fresh: bool, root: Path = RO
     return work, key, "new"
 
 
-def run_one(plan: Plan, base: dict, settings: dict, fresh: bool) -> tuple[Plan, str, float]:
+def children_per_module(workers: int, modules: int) -> int:
+    """mutmut children for each module: one each when there are at least as many modules as
+    workers (the modules run side by side), else the workers shared among the few modules, so a
+    run of one module (`make mutants MODULES=geometry/occupancy.py`) uses every worker."""
+    return max(1, workers // max(1, min(workers, modules)))
+
+
+def run_one(plan: Plan, base: dict, settings: dict, fresh: bool, children: int = 1) -> tuple[Plan, str, float]:
     work, key, state = prepare(plan, base, settings, fresh)
     if state == "cached":
         return plan, "cached", 0.0
@@ -233,7 +240,7 @@ def run_one(plan: Plan, base: dict, settings: dict, fresh: bool) -> tuple[Plan, 
                 (work / PENDING).unlink()    # a half-seeded folder is rebuilt, not resumed
                 return plan, f"mutmut failed (seeding, exit {seeding.returncode}); see " \
                              f"{(work / 'mutmut.log').relative_to(ROOT)}", 0.0
-        proc = subprocess.run([str(MUTMUT), "run", "--max-children", "1"], cwd=work, stdout=log,
+        proc = subprocess.run([str(MUTMUT), "run", "--max-children", str(children)], cwd=work, stdout=log,
                               stderr=subprocess.STDOUT, env=env)
     seconds = earlier + time.perf_counter() - t0
     (work / SECONDS).write_text(f"{seconds:.1f}\n")
@@ -264,7 +271,8 @@ def has_no_mutants(meta: Path) -> bool:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("modules", nargs="*", help="files or folders (default: every configured module)")
-    p.add_argument("--workers", type=int, default=2, help="modules run at once (default 2)")
+    p.add_argument("--workers", type=int, default=2,
+                   help="modules run at once (default 2); fewer modules than workers share them as mutmut children")
     p.add_argument("--fresh", action="store_true", help="rerun even modules whose inputs are unchanged")
     p.add_argument("--list", action="store_true", help="print each module and its test files, run nothing")
     args = p.parse_args(argv)
@@ -281,7 +289,8 @@ def main(argv: list[str] | None = None) -> int:
     # biggest modules first, so that the last worker is not left with the longest one
     todo.sort(key=lambda plan: -(ROOT / plan.module).stat().st_size)
     with ThreadPoolExecutor(args.workers) as pool, tqdm(total=len(todo), unit="module") as bar:
-        futures = [pool.submit(run_one, plan, base, settings, args.fresh) for plan in todo]
+        children = children_per_module(args.workers, len(todo))
+        futures = [pool.submit(run_one, plan, base, settings, args.fresh, children) for plan in todo]
         for future in as_completed(futures):
             plan, outcome, seconds = future.result()
             bar.write(f"{plan.module}: {outcome}" + (f" in {seconds:.0f} s" if seconds else ""))

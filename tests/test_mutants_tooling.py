@@ -268,3 +268,9 @@ def test_an_interrupted_module_resumes_in_its_folder_and_changed_inputs_start_ov
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_text("{}")
     assert run.prepare(plan, base, mutants, fresh=False, root=repo)[2] == "cached"
+
+
+@pytest.mark.parametrize("workers, modules, children", [
+    (2, 1, 2), (2, 2, 1), (2, 106, 1), (4, 1, 4), (4, 2, 2), (4, 3, 1), (1, 1, 1), (3, 0, 3)])
+def test_fewer_modules_than_workers_share_the_workers_as_children(workers, modules, children):
+    assert run.children_per_module(workers, modules) == children

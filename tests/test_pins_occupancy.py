@@ -11,6 +11,7 @@ from scipy.optimize import linprog
 from geometry.egopath_schema import GeometryParams
 from geometry.occupancy import (
     OccupancyGrid,
+    _rasterise_floor,
     _tri_box_overlap,
     _tri_square_overlap_2d,
     footprint_mask,
@@ -257,6 +258,15 @@ def test_sat_overlap_agrees_with_linear_programming(dim):
                                          1e-6)
         assert bool(got[0]) == inner, (i, tris[i], centre[i])
     assert decided > 0.9 * n
+    # one batched call answers each triangle as the one-at-a-time calls do (a sum or a norm taken
+    # over the whole batch instead of per triangle would mix the triangles' sizes)
+    v = [tris[:, k] for k in range(3)]
+    batched = (_tri_box_overlap(*v, centre, np.full((n, 3), h), 1e-6) if dim == 3
+               else _tri_square_overlap_2d(*v, centre, h, 1e-6))
+    single = [bool((_tri_box_overlap(*[x[i][None] for x in v], centre[i][None], np.full((1, 3), h), 1e-6)
+                    if dim == 3 else _tri_square_overlap_2d(*[x[i][None] for x in v], centre[i][None], h, 1e-6))[0])
+              for i in range(n)]
+    assert batched.tolist() == single
     # both answers occur often enough to matter
     frac = np.mean([lp_overlap(tris[i], centre[i] - h, centre[i] + h) for i in range(n)])
     assert 0.2 < frac < 0.8
@@ -410,3 +420,110 @@ def test_chunks_are_as_full_as_the_bound_allows(monkeypatch, counts, chunk, size
     out = list(occ._expand(np.arange(n), np.zeros((n, 2), np.int64), np.array(counts), np.ones(n, np.int64)))
     assert [len(t) for t, _, _ in out] == sizes
     assert np.concatenate([t for t, _, _ in out]).tolist() == np.repeat(np.arange(n), counts).tolist()
+
+
+# ------------------------------------------------------- touching within the tolerance, exactly
+
+
+def _with_far_company(tri: np.ndarray, n: int = 50) -> np.ndarray:
+    """The triangle first, then `n` large triangles far from the origin: a batch in which a
+    tolerance scaled by the whole batch's lengths instead of the triangle's own would be large."""
+    rng = np.random.default_rng(7)
+    far = rng.uniform(-500.0, 500.0, (n, 3, tri.shape[1]))
+    far[..., 0] += 5000.0
+    return np.concatenate([tri[None], far])
+
+
+def _symmetries(tri: np.ndarray):
+    """The triangle under every sign flip of the axes, in both windings (the square or box at the
+    origin is symmetric under them, so each must give the same answer)."""
+    dim = tri.shape[1]
+    for signs in np.ndindex(*(2,) * dim):
+        flipped = tri * np.where(np.array(signs) == 1, -1.0, 1.0)
+        yield flipped
+        yield flipped[::-1]
+
+
+@pytest.mark.parametrize("gap, touching", [(0.0, True), (1e-7, True), (5e-7, True), (1e-5, False), (1e-3, False)])
+def test_2d_contact_within_a_micrometre_counts_on_every_axis(gap, touching):
+    """Square of half side 0.5 at the origin; contact within eps = 1e-6 m counts as overlap.
+    Three triangles `gap` metres away: one across a square axis (a vertex before the face
+    x = 0.5), and two across an edge normal (a long edge on the line x + y = 1 + gap*sqrt(2),
+    which passes the corner (0.5, 0.5) at distance gap), tested under all 8 symmetries, each in a
+    batch with far triangles, so that every tolerance must be the triangle's own."""
+    across_face = np.array([[0.5 + gap, 0.0], [3.0, -1.0], [3.0, 1.0]])
+    c = 1.0 + gap * np.sqrt(2.0)
+    across_edge_long = np.array([[c + 20.0, -20.0], [-20.0, c + 20.0], [30.0, 30.0]])
+    across_edge_short = np.array([[c + 0.3, -0.3], [-0.3, c + 0.3], [2.0, 2.0]])
+    for tri in (across_face, across_edge_long, across_edge_short):
+        for t in _symmetries(tri):
+            b = _with_far_company(t)
+            got = _tri_square_overlap_2d(b[:, 0], b[:, 1], b[:, 2], np.zeros((len(b), 2)), 0.5, 1e-6)
+            assert bool(got[0]) is touching and not got[1:].any(), (gap, t)
+
+
+@pytest.mark.parametrize("gap, touching", [(0.0, True), (1e-7, True), (5e-7, True), (1e-5, False), (1e-3, False)])
+def test_3d_contact_within_a_micrometre_counts_on_every_axis(gap, touching):
+    """Cube of half side 0.5 at the origin, eps = 1e-6 m. Triangles `gap` metres away across each
+    kind of separating axis: a face normal (a vertex before x = 0.5), the triangle's own normal (a
+    large triangle in the plane z = 0.5 + gap, whose normal is long), and an edge x axis cross
+    product (a long edge along the line through (.., 0.5 + gap/sqrt2, 0.5 + gap/sqrt2) parallel to x,
+    passing the cube's x edge at distance gap), under all 16 symmetries; each in a batch with far
+    triangles, so that every tolerance must be the triangle's own."""
+    across_face = np.array([[0.5 + gap, 0.0, 0.0], [3.0, -1.0, 0.2], [3.0, 1.0, -0.2]])
+    z = 0.5 + gap
+    big_plane = np.array([[-30.0, -30.0, z], [30.0, -30.0, z], [0.0, 30.0, z]])
+    d = 0.5 + gap / np.sqrt(2.0)
+    # the edge runs along x at (y, z) = (d, d); the third corner leans away from the cube along (1, 1)
+    across_edge = np.array([[-25.0, d, d], [25.0, d, d], [0.0, d + 2.0, d + 2.0]])
+    # a large triangle in the plane x + y + z = 1.5 + gap*sqrt3, which passes the corner
+    # (0.5, 0.5, 0.5) at distance gap: only the triangle's own normal separates it
+    k = 1.5 + gap * np.sqrt(3.0)
+    corner_plane = np.array([[k + 40.0, -20.0, -20.0], [-20.0, k + 40.0, -20.0], [-20.0, -20.0, k + 40.0]])
+    for tri in (across_face, big_plane, across_edge, corner_plane):
+        for t in _symmetries(tri):
+            b = _with_far_company(t)
+            got = _tri_box_overlap(b[:, 0], b[:, 1], b[:, 2], np.zeros((len(b), 3)), np.full((len(b), 3), 0.5), 1e-6)
+            assert bool(got[0]) is touching and not got[1:].any(), (gap, t)
+
+
+def _centres_inside(tri2: np.ndarray, xs: np.ndarray, ys: np.ndarray, tol: float) -> np.ndarray:
+    """Oracle: barycentric coordinates of every cell centre, all >= -tol (on the edge counts)."""
+    (x0, y0), (x1, y1), (x2, y2) = tri2
+    det = (x1 - x0) * (y2 - y0) - (x2 - x0) * (y1 - y0)
+    X, Y = np.meshgrid(xs, ys)
+    l1 = ((X - x0) * (y2 - y0) - (x2 - x0) * (Y - y0)) / det
+    l2 = ((x1 - x0) * (Y - y0) - (X - x0) * (y1 - y0)) / det
+    return (l1 >= -tol) & (l2 >= -tol) & (1 - l1 - l2 >= -tol)
+
+
+def test_floor_cells_are_the_centres_inside_any_triangle_in_either_winding():
+    """Random floor triangles away from the origin, wound either way, on a 0.125 m grid:
+    the rasterised cells equal the barycentric test of every centre (cells whose centre lies
+    within 1e-6 of an edge are not compared)."""
+    rng = np.random.default_rng(1612)
+    cell, W, H = 0.125, 40, 32
+    origin = np.array([3.0 + cell / 2, -2.0 + cell / 2])
+    xs, ys = origin[0] + cell * np.arange(W), origin[1] + cell * np.arange(H)
+    for _ in range(30):
+        tri2 = rng.uniform([2.5, -2.5], [8.5, 2.5], (3, 2))
+        tris = np.concatenate([tri2, np.zeros((3, 1))], axis=1)[None]
+        strict, loose = _centres_inside(tri2, xs, ys, -1e-6), _centres_inside(tri2, xs, ys, 1e-6)
+        for t in (tris, tris[:, ::-1]):
+            got = _rasterise_floor(t, origin, cell, W, H)
+            decided = strict == loose
+            assert np.array_equal(got[decided], strict[decided])
+            assert strict.any() or not got.any()
+
+
+def test_floor_centres_on_a_triangles_corners_and_edges_count():
+    """A right triangle whose corners are cell centres (exact in binary: 0.125 m cells): the
+    centres on its corners and edges are floor, including the lowest and highest ones, which
+    sit exactly on its bounding box."""
+    cell, W, H = 0.125, 8, 8
+    origin = np.array([cell / 2, cell / 2])
+    c = lambda i: cell / 2 + cell * i  # noqa: E731
+    tri = np.array([[[c(1), c(1), 0.0], [c(5), c(1), 0.0], [c(1), c(5), 0.0]]])
+    want = sorted((ix, iy) for ix in range(1, 6) for iy in range(1, 6) if ix + iy <= 6)
+    for t in (tri, tri[:, ::-1]):
+        assert cells(_rasterise_floor(t, origin, cell, W, H)) == want

@@ -109,6 +109,10 @@ def test_vocabularies_and_unknown_environments():
     assert tv.ENTRANCE.palettes["top"] == ("beige", "black", "green", "grey", "light blue", "navy", "olive", "red",
                                           "white")
     assert tv.INTERSECTION.palettes["car"][:3] == ("beige", "black", "blue") and len(tv.INTERSECTION.palettes["car"]) == 10
+    # the palette union itself (the vocabularies call it while the module loads, before a test runs)
+    assert tv._names({"shirt": ("red", "navy"), "coat": ("navy", "beige"), "hat": ("pink",)}, "shirt", "coat") == \
+        ("beige", "navy", "red")
+    assert tv._names(entrance.PALETTES, "shirt", "coat") == tv.ENTRANCE.palettes["top"]
 
 
 def test_event_shapes_are_checked_per_environment():

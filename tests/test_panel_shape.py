@@ -34,8 +34,12 @@ def shoulder(b, z):
 
 
 def tuck(b, z):
-    t = np.clip((np.asarray(z, float) - b.clearance_m) / (b.beltline_m - b.clearance_m), 0.0, 1.0)
-    return 0.03 * np.clip((0.30 - t) / 0.30, 0.0, 1.0) ** 2
+    """How far the end faces stand back of their planes at z: 3 cm tucked under at the sill over
+    the bottom 30% of the side's height, 3 cm rolled back at the beltline over the top 6 cm."""
+    z = np.asarray(z, float)
+    t = np.clip((z - b.clearance_m) / (b.beltline_m - b.clearance_m), 0.0, 1.0)
+    roll = np.clip((z - b.beltline_m + 0.06) / 0.06, 0.0, 1.0)
+    return 0.03 * np.clip((0.30 - t) / 0.30, 0.0, 1.0) ** 2 + 0.03 * roll ** 2
 
 
 def radius(b):
@@ -72,7 +76,7 @@ def crown_hood(b, x, y, across=0.018, along=0.008, deck=False):
     L2, r = b.length_m / 2, radius(b)
     x0 = b.x_rear_glass_base() if deck else b.x_windshield_base()
     xi = (x0 - x) / (x0 + L2) if deck else (x - x0) / (L2 - x0)
-    d = np.clip(np.abs(x) - (L2 - r), 0.0, r)
+    d = np.clip(np.abs(x) - (L2 - 0.03 - r), 0.0, r)         # the outline's ends rolled back 3 cm
     hw = b.width_m / 2 - 0.035 - (r - np.sqrt(r * r - d * d))
     eta = y / hw
     return across * xi * (2 - xi) * eta ** 2 + along * np.clip(2 * xi - 1, 0, None) ** 2
@@ -88,12 +92,14 @@ def test_hood_and_deck_crown_follows_the_formula(b):
         assert b.beltline_m - V[:, 2] == pytest.approx(want, abs=1e-12), name
         # worked values: 0 along the glass edge and at the centre, across + along at the end's corners
         x0 = b.x_rear_glass_base() if deck else b.x_windshield_base()
-        xe = -b.length_m / 2 if deck else b.length_m / 2
+        xe = -(b.length_m / 2 - 0.03) if deck else b.length_m / 2 - 0.03
         at_glass = np.isclose(V[:, 0], x0, atol=1e-12)
         assert at_glass.sum() >= 2 and np.allclose(V[at_glass, 2], b.beltline_m, atol=1e-12)
         end = np.isclose(V[:, 0], xe, atol=1e-12)
-        assert np.max(b.beltline_m - V[end, 2]) == pytest.approx(a + c, abs=1e-12)
-        assert np.min(b.beltline_m - V[end, 2]) == pytest.approx(c, abs=1e-12)
+        assert end.sum() >= 3 and np.abs(V[:, 0]).max() == pytest.approx(abs(xe), abs=1e-12)
+        xi = 1 - 0.03 / (b.length_m / 2 + (x0 if deck else -x0))           # the leading edge's xi
+        assert np.max(b.beltline_m - V[end, 2]) == pytest.approx(a * xi * (2 - xi) + c * (2 * xi - 1) ** 2, abs=1e-12)
+        assert np.min(b.beltline_m - V[end, 2]) == pytest.approx(c * (2 * xi - 1) ** 2, abs=1e-12)
         assert B.top_drop(b, name, (x0 + xe) / 2, 0.0) == pytest.approx(0.0, abs=1e-15)
 
 
@@ -132,6 +138,7 @@ def test_corner_points_lie_on_the_arc(b):
     L2, r = b.length_m / 2, radius(b)
     e = r * (1 - math.cos(math.radians(45)))
     assert B.corner_radius_m(b) == pytest.approx(r) and B.corner_split_m(b) == pytest.approx(e)
+    assert max(B.END_TUCK_M, B.END_ROLL_M) <= e            # the end face's outer arc point stays on the arc
     zb = b.beltline_m - B.TOP_BAND_M
     n_arc = 0
     for name, rects in panels(b).items():
@@ -198,7 +205,7 @@ def test_hood_and_deck_edges_are_the_side_and_end_top_rows(b):
                 rows.append(top_row[(top_row[:, 0] >= lo - 1e-9) & (top_row[:, 0] <= hi + 1e-9)])
         R = np.concatenate(rows)
         hw = B.top_half_width(b, H[:, 0])
-        outline = H[np.isclose(np.abs(H[:, 1]), hw, atol=1e-12) | np.isclose(np.abs(H[:, 0]), b.length_m / 2)]
+        outline = H[np.isclose(np.abs(H[:, 1]), hw, atol=1e-12) | np.isclose(np.abs(H[:, 0]), np.abs(H[:, 0]).max())]
         # 2e-8: the arc's end (corner_inset at the end plane is sqrt(r^2 - d^2) with d = r to rounding)
         d = np.min(np.linalg.norm(outline[:, None] - R[None], axis=2), axis=1)
         assert d.max() < 2e-8, top

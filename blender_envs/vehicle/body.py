@@ -427,7 +427,9 @@ def side_inset(body: Body, z) -> np.ndarray:
 CORNER_RADIUS_FRAC = 0.07    # plan-view radius of the four vertical corners, of the body width ...
 CORNER_RADIUS_M = (0.11, 0.15)   # ... clipped to this range
 END_TUCK_M = 0.03            # the front and rear faces tuck back this far at the sill (bumpers rounding
-                             # under), over the same bottom TUCK_TO of the height as the sides' tuck
+                             # under), over the same bottom TUCK_TO of the height as the sides' tuck ...
+END_ROLL_M = 0.03            # ... and roll back this far at the beltline (the hood's and deck's leading
+END_ROLL_BAND_M = 0.06       # edge rounded), quadratically over this band under it; both <= corner_split_m
 CORNER_SPLIT_DEG = 45.0      # the side's mesh takes the arc from its tangent to here, the end face the rest
 TOP_BAND_M = 0.03            # the vertical panels' top edge follows the crowned edge over this band
                              # (= damage.EDGE_MARGIN_M: a drawn site never reaches into it)
@@ -449,17 +451,20 @@ def corner_split_m(body: Body) -> float:
 
 def end_tuck(body: Body, z) -> np.ndarray:
     """How far (m) the front and rear faces lie behind their planes at height z (before the
-    corners): END_TUCK_M at the sill, quadratically to 0 at TUCK_TO of the side's height."""
-    t = np.clip((np.asarray(z, float) - body.clearance_m) / (body.beltline_m - body.clearance_m), 0.0, 1.0)
-    return END_TUCK_M * np.clip((TUCK_TO - t) / TUCK_TO, 0.0, 1.0) ** 2
+    corners): END_TUCK_M at the sill, quadratically to 0 at TUCK_TO of the side's height, and
+    END_ROLL_M at the beltline, quadratically to 0 END_ROLL_BAND_M under it."""
+    z = np.asarray(z, float)
+    t = np.clip((z - body.clearance_m) / (body.beltline_m - body.clearance_m), 0.0, 1.0)
+    roll = np.clip((z - (body.beltline_m - END_ROLL_BAND_M)) / END_ROLL_BAND_M, 0.0, 1.0)
+    return END_TUCK_M * np.clip((TUCK_TO - t) / TUCK_TO, 0.0, 1.0) ** 2 + END_ROLL_M * roll ** 2
 
 
-def corner_inset(body: Body, x, z=None) -> np.ndarray:
+def corner_inset(body: Body, x, z) -> np.ndarray:
     """How far (m) the side surface lies inside its shaped width at station x (height z) because
     of a rounded corner: the arc r - sqrt(r^2 - d^2), d = how far x is into the last r before
     the end face (its plane less `end_tuck` at z); 0 elsewhere, r at the end face."""
     r = corner_radius_m(body)
-    tuck = 0.0 if z is None else end_tuck(body, z)
+    tuck = end_tuck(body, z)
     d = np.clip(np.abs(np.asarray(x, float)) - (body.length_m / 2 - tuck - r), 0.0, r)
     return r - np.sqrt(np.clip(r * r - d * d, 0.0, None))
 
@@ -475,8 +480,8 @@ def end_setback(body: Body, y, z) -> np.ndarray:
 
 def top_half_width(body: Body, x) -> np.ndarray:
     """Half-width of the hood and deck at station x: the shoulder's width at the beltline less
-    the corner's arc (the body's outline in plan at the beltline)."""
-    return body.width_m / 2 - SHOULDER_IN_M - corner_inset(body, x)
+    the corner's arc (the body's outline in plan at the beltline, its ends END_ROLL_M in)."""
+    return body.width_m / 2 - SHOULDER_IN_M - corner_inset(body, x, body.beltline_m)
 
 
 def _crown(xi, eta, across: float, along: float) -> np.ndarray:
@@ -524,8 +529,8 @@ def end_edge_drop(body: Body, face: str, y, z) -> np.ndarray:
     outline's drop at the station the point is set back to (so the side and the end face
     agree on their shared split line), on the flat part the hood's or deck's edge at y."""
     sx = 1.0 if face == "front" else -1.0
-    back = end_setback(body, y, z) - end_tuck(body, z)      # 0 in the top band (no tuck there)
-    x = sx * (body.length_m / 2 - back)
+    x = sx * (body.length_m / 2 - end_setback(body, y, z))
+    back = end_setback(body, y, z) - end_tuck(body, z)      # the corner's arc only
     flat = np.zeros_like(back)
     if face == "front":
         flat = top_drop(body, "hood", x, y)

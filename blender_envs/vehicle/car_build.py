@@ -20,8 +20,9 @@ import numpy as np
 from blender_envs.core import materials, primitives, shapes
 from blender_envs.core.bpy_env import bpy
 from blender_envs.vehicle.body import (
-    END_TUCK_M, PLATE_SIZE_M, ROOF_CROWN_M, ROOF_INSET_M, SHOULDER_IN_M, TUCK_IN_M, Body, Placement, car_to_world, corner_inset,
-    corner_radius_m, corner_split_m, linear_rgb, paint_finish, panels, plate_centers, top_drop, top_half_width,
+    PLATE_SIZE_M, ROOF_CROWN_M, ROOF_INSET_M, SHOULDER_IN_M, TUCK_IN_M, Body, Placement, car_to_world, corner_inset,
+    corner_radius_m, corner_split_m, end_tuck, linear_rgb, paint_finish, panels, plate_centers, top_drop,
+    top_half_width,
 )
 from blender_envs.vehicle.car_parts import trim_parts
 from blender_envs.vehicle.panel_mesh import CORNER_SEGMENTS, corner_stations, panel_part
@@ -107,8 +108,8 @@ def _rear_glass_end(body: Body) -> tuple[float, float]:
     xg = body.x_rear_glass_base()
     if abs(xg - body.x_rear()) > 1e-9:
         return xg, wb
-    e = corner_split_m(body)
-    return xg + e, wb - e
+    x = xg + corner_split_m(body)                      # the side's last grid column
+    return x, float(top_half_width(body, x)) - GLASS_INSET_M / 5
 
 
 def _glass_part(body: Body):
@@ -155,7 +156,7 @@ def _on_rear_outline(body: Body, y) -> np.ndarray:
     e, r = GLASS_INSET_M / 5, corner_radius_m(body)
     w = body.width_m / 2 - SHOULDER_IN_M
     d = np.clip(np.abs(y) + e - (w - r), 0.0, r)
-    x = body.x_rear() + (r - np.sqrt(r * r - d * d))
+    x = body.x_rear() + float(end_tuck(body, body.beltline_m)) + (r - np.sqrt(r * r - d * d))
     return np.c_[x, y, np.full(len(y), body.beltline_m)]
 
 
@@ -198,10 +199,10 @@ def pillar_quads(body: Body) -> list[list[list[float]]]:
 def _floor(body: Body, x0: float, x1: float, z: float):
     """A flat floor from x0 down to x1 at height z, as wide as the tucked sill (W/2 - TUCK_IN_M)
     less the rounded corners' arc, facing down: the underbody, the pickup bed's floor."""
-    d = body.length_m / 2 - END_TUCK_M - corner_radius_m(body) + corner_stations(body)
+    d = body.length_m / 2 - float(end_tuck(body, z)) - corner_radius_m(body) + corner_stations(body)
     xs = np.unique(np.r_[x0, x1, d, -d])
     xs = xs[(xs <= x0 + 1e-9) & (xs >= x1 - 1e-9)][::-1]
-    hw = body.width_m / 2 - TUCK_IN_M - corner_inset(body, xs, body.clearance_m)
+    hw = body.width_m / 2 - TUCK_IN_M - corner_inset(body, xs, z)
     left = np.c_[xs, hw, np.full(len(xs), z)]
     right = np.c_[xs, -hw, np.full(len(xs), z)]
     n = len(xs)
@@ -239,10 +240,11 @@ def build_car(scene, body: Body, placement: Placement, color: str, first_pass_in
     verts, faces = _glass_part(body)
     add(_mesh(scene, prefix + "glass", verts, faces, M, glass, pid), "glass")
 
-    L2, zc = body.length_m / 2 - END_TUCK_M, body.clearance_m
+    L2, zc = body.length_m / 2 - float(end_tuck(body, body.clearance_m)), body.clearance_m
     parts = [_floor(body, L2, -L2, zc)]
     if body.ranges.bed:
-        parts.append(_floor(body, body.x_rear_glass_base(), -L2, body.beltline_m - 0.45))
+        zf = body.beltline_m - 0.45
+        parts.append(_floor(body, body.x_rear_glass_base(), -(body.length_m / 2 - float(end_tuck(body, zf))), zf))
     verts, faces = merge_parts(parts)
     add(_mesh(scene, prefix + "underbody", verts, faces, M, dark, pid), "underbody")
 

@@ -189,15 +189,17 @@ def top_part(body: Body, rect: PanelRect) -> Part:
     `body.top_drop`."""
     c = np.asarray(rect.center, float)
     x0, x1 = c[0] - rect.half_v, c[0] + rect.half_v      # top faces: u = -y, v = +x
-    L2, r = body.length_m / 2, corner_radius_m(body)
+    L2, roll = body.length_m / 2, float(end_tuck(body, body.beltline_m))
     if rect.panel == "roof":
         xs = np.linspace(x0, x1, _odd(x1 - x0, ALONG_M))        # the centre (the crown's top) a vertex
         hw = body.width_m / 2 - ROOF_INSET_M
         eta = np.linspace(-1.0, 1.0, _odd(2 * hw, ACROSS_M))
         half = np.full(len(xs), hw)
     else:
-        st = corner_stations(body)
-        xs = [x0, x1] + _side_stations(body, x0, x1) + [L2 - r + d for d in st] + [-(L2 - r + d) for d in st]
+        x0, x1 = max(x0, -(L2 - roll)), min(x1, L2 - roll)   # the end faces roll back under the leading edge
+        ends = [on_surface(body, f, [[s * L2, y, body.beltline_m] for y in end_row_y(body, body.beltline_m)])[:, 0]
+                for f, s in (("front", 1.0), ("rear", -1.0))]
+        xs = [x0, x1] + _side_stations(body, x0, x1) + list(np.concatenate(ends))    # the end faces' top rows
         xs = sorted(x for x in xs if x0 - 1e-9 <= x <= x1 + 1e-9)
         xs = np.array([xs[0]] + [x for a, x in zip(xs, xs[1:]) if x - a > 1e-6])
         xs[0], xs[-1] = x0, x1

@@ -423,12 +423,175 @@ def side_inset(body: Body, z) -> np.ndarray:
     return top + bottom
 
 
+# vehicle-5: rounded vertical corners and crowned top panels (docs/design-notes.md)
+CORNER_RADIUS_FRAC = 0.07    # plan-view radius of the four vertical corners, of the body width ...
+CORNER_RADIUS_M = (0.11, 0.15)   # ... clipped to this range
+END_TUCK_M = 0.03            # the front and rear faces tuck back this far at the sill (bumpers rounding
+                             # under), over the same bottom TUCK_TO of the height as the sides' tuck ...
+END_ROLL_M = 0.03            # ... and roll back this far at the beltline (the hood's and deck's leading
+END_ROLL_BAND_M = 0.06       # edge rounded), quadratically over this band under it; both <= corner_split_m
+CORNER_SPLIT_DEG = 45.0      # the side's mesh takes the arc from its tangent to here, the end face the rest
+TOP_BAND_M = 0.03            # the vertical panels' top edge follows the crowned edge over this band
+                             # (= damage.EDGE_MARGIN_M: a drawn site never reaches into it)
+# crown heights (m): how far the edges of a top panel lie below its rectangle's plane
+HOOD_CROWN_M = (0.018, 0.008)    # (across, toward the front edge)
+DECK_CROWN_M = (0.015, 0.008)    # (across, toward the rear edge)
+ROOF_CROWN_M = (0.035, 0.020)    # (at the side edges, at the front and rear edges' middle)
+
+
+def corner_radius_m(body: Body) -> float:
+    return float(np.clip(CORNER_RADIUS_FRAC * body.width_m, *CORNER_RADIUS_M))
+
+
+def corner_split_m(body: Body) -> float:
+    """How far the side's mesh ends short of the end plane, and the end face's short of the
+    side: e = r (1 - cos 45 deg), the split point of the arc."""
+    return corner_radius_m(body) * (1.0 - math.cos(math.radians(CORNER_SPLIT_DEG)))
+
+
+def end_tuck(body: Body, z) -> np.ndarray:
+    """How far (m) the front and rear faces lie behind their planes at height z (before the
+    corners): END_TUCK_M at the sill, quadratically to 0 at TUCK_TO of the side's height, and
+    END_ROLL_M at the beltline, quadratically to 0 END_ROLL_BAND_M under it."""
+    z = np.asarray(z, float)
+    t = np.clip((z - body.clearance_m) / (body.beltline_m - body.clearance_m), 0.0, 1.0)
+    roll = np.clip((z - (body.beltline_m - END_ROLL_BAND_M)) / END_ROLL_BAND_M, 0.0, 1.0)
+    return END_TUCK_M * np.clip((TUCK_TO - t) / TUCK_TO, 0.0, 1.0) ** 2 + END_ROLL_M * roll ** 2
+
+
+def corner_inset(body: Body, x, z) -> np.ndarray:
+    """How far (m) the side surface lies inside its shaped width at station x (height z) because
+    of a rounded corner: the arc r - sqrt(r^2 - d^2), d = how far x is into the last r before
+    the end face (its plane less `end_tuck` at z); 0 elsewhere, r at the end face."""
+    r = corner_radius_m(body)
+    tuck = end_tuck(body, z)
+    d = np.clip(np.abs(np.asarray(x, float)) - (body.length_m / 2 - tuck - r), 0.0, r)
+    return r - np.sqrt(np.clip(r * r - d * d, 0.0, None))
+
+
+def end_setback(body: Body, y, z) -> np.ndarray:
+    """How far (m) the front or rear face lies behind its plane at (y, z): `end_tuck` at z plus
+    the corner's arc over the last r of the shaped half-width W/2 - side_inset(z); r beyond it."""
+    r = corner_radius_m(body)
+    w = body.width_m / 2 - side_inset(body, z)
+    d = np.clip(np.abs(np.asarray(y, float)) - (w - r), 0.0, r)
+    return end_tuck(body, z) + r - np.sqrt(np.clip(r * r - d * d, 0.0, None))
+
+
+def top_half_width(body: Body, x) -> np.ndarray:
+    """Half-width of the hood and deck at station x: the shoulder's width at the beltline less
+    the corner's arc (the body's outline in plan at the beltline, its ends END_ROLL_M in)."""
+    return body.width_m / 2 - SHOULDER_IN_M - corner_inset(body, x, body.beltline_m)
+
+
+def _crown(xi, eta, across: float, along: float) -> np.ndarray:
+    """Hood / deck drop: across * g(xi) eta^2 + along * max(0, 2 xi - 1)^2, g(xi) = xi (2 - xi);
+    xi = 0 at the edge by the glass (no drop: the glass meets it at the beltline), 1 at the
+    car's end; eta = -1..1 across. 0 at the centre (xi = 1/2, eta = 0)."""
+    xi = np.clip(xi, 0.0, 1.0)
+    return across * xi * (2.0 - xi) * eta ** 2 + along * np.clip(2.0 * xi - 1.0, 0.0, None) ** 2
+
+
+def top_drop(body: Body, panel: str, x, y) -> np.ndarray:
+    """How far (m) a top panel's surface lies below its rectangle's plane at (x, y): hood and
+    deck by `_crown` (eta across the outline `top_half_width`), the roof
+    across * eta^2 + along * (2 xi - 1)^2 (1 - eta^2) (the same drop all along its side edges,
+    so the side glass keeps a straight top). Never negative: nothing rises above the plane."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    if panel == "roof":
+        x0, x1, hw = body.x_roof_rear(), body.x_roof_front(), body.width_m / 2 - ROOF_INSET_M
+        xi, eta = (x - x0) / (x1 - x0), np.clip(y / hw, -1.0, 1.0)
+        a, b = ROOF_CROWN_M
+        return a * eta ** 2 + b * (2.0 * np.clip(xi, 0.0, 1.0) - 1.0) ** 2 * (1.0 - eta ** 2)
+    eta = np.clip(y / top_half_width(body, x), -1.0, 1.0)
+    if panel == "hood":
+        x0 = body.x_windshield_base()
+        return _crown((x - x0) / (body.length_m / 2 - x0), eta, *HOOD_CROWN_M)
+    if panel == "trunk":
+        x0 = body.x_rear_glass_base()
+        return _crown((x0 - x) / (x0 + body.length_m / 2), eta, *DECK_CROWN_M)
+    raise ValueError(panel)
+
+
+def outline_drop(body: Body, x) -> np.ndarray:
+    """Drop of the beltline outline at station x: the hood's or deck's edge (eta = +-1) beside
+    them, 0 beside the glass (and on bodies without a deck panel)."""
+    x = np.asarray(x, float)
+    hw = top_half_width(body, x)
+    out = np.where(x > body.x_windshield_base(), top_drop(body, "hood", x, hw), 0.0)
+    if body.ranges.rear == "trunk":
+        out = np.where(x < body.x_rear_glass_base(), top_drop(body, "trunk", x, hw), out)
+    return out
+
+
+def end_edge_drop(body: Body, face: str, y, z) -> np.ndarray:
+    """Drop of a front or rear face's top edge at in-plane (y, z): on the corner's arc the
+    outline's drop at the station the point is set back to (so the side and the end face
+    agree on their shared split line), on the flat part the hood's or deck's edge at y."""
+    sx = 1.0 if face == "front" else -1.0
+    x = sx * (body.length_m / 2 - end_setback(body, y, z))
+    back = end_setback(body, y, z) - end_tuck(body, z)      # the corner's arc only
+    flat = np.zeros_like(back)
+    if face == "front":
+        flat = top_drop(body, "hood", x, y)
+    elif body.ranges.rear == "trunk":
+        flat = top_drop(body, "trunk", x, y)
+    return np.where(back > 0.0, outline_drop(body, x), flat)
+
+
+def top_band(body: Body, z, drop) -> np.ndarray:
+    """z in the top TOP_BAND_M of a vertical face moved down so the beltline lands `drop` lower
+    (linear over the band; identity below it; drop < TOP_BAND_M keeps the order)."""
+    z = np.asarray(z, float)
+    lo = body.beltline_m - TOP_BAND_M
+    return np.where(z > lo, z - np.asarray(drop, float) * (z - lo) / TOP_BAND_M, z)
+
+
+def top_band_loss_m2(body: Body, rect: "PanelRect", n: int = 4001) -> float:
+    """Area (m^2) a vertical rectangle loses seen square-on because its top band comes down to
+    the crowned edge: the integral of the edge's drop along its top (0 below the beltline).
+    Trapezoids on n points: the tests' independent check of the shaped meshes' areas."""
+    c = np.asarray(rect.center, float)
+    if abs(c[2] + rect.half_v - body.beltline_m) > 1e-9:
+        return 0.0
+    if rect.face in SIDES:
+        s = np.linspace(c[0] - rect.half_u, c[0] + rect.half_u, n)
+        d = outline_drop(body, s)
+    else:
+        s = np.linspace(-rect.half_u, rect.half_u, n)
+        d = end_edge_drop(body, rect.face, s, body.beltline_m)
+    return float(np.sum((d[1:] + d[:-1]) / 2 * np.diff(s)))
+
+
 def on_surface(body: Body, face: str, points) -> np.ndarray:
-    """Car-frame point(s) on a face's plane moved onto the shaped body surface: side points
-    in by `side_inset` at their height; front, rear and top faces stay planar."""
+    """Car-frame point(s) on a face's plane moved onto the shaped body surface, only inwards:
+
+    * sides: in by `side_inset` at their height and `corner_inset` at their station (x, z kept,
+      but for the top TOP_BAND_M, lowered to the crowned hood's or deck's edge, `top_band`);
+    * front and rear: back by `end_setback` (y, z kept; a point beyond the shaped half-width,
+      where there is no surface, comes in to it), the top band lowered as on the sides;
+    * top: down by `top_drop` (the hood, deck or roof by where the point lies).
+    Damage sites stay TOP_BAND_M clear of every edge, so on them only the depth changes and
+    every area seen square-on is the PanelRect's."""
     P = np.array(points, float)
     if face in SIDES:
-        P[..., 1] -= SIDES[face] * side_inset(body, P[..., 2])
+        x, z = P[..., 0].copy(), P[..., 2].copy()
+        P[..., 1] -= SIDES[face] * (side_inset(body, z) + corner_inset(body, x, z))
+        P[..., 2] = top_band(body, z, outline_drop(body, x))
+    elif face in ("front", "rear"):
+        sx = 1.0 if face == "front" else -1.0
+        z = P[..., 2].copy()
+        w = body.width_m / 2 - side_inset(body, z)
+        y = np.clip(P[..., 1], -w, w)
+        P[..., 1] = y
+        P[..., 0] -= sx * end_setback(body, y, z)
+        P[..., 2] = top_band(body, z, end_edge_drop(body, face, y, z))
+    elif face == "top":
+        panel = np.where(np.abs(P[..., 2] - body.height_m) < 1e-9, 0, np.where(P[..., 0] > 0.0, 1, 2))
+        for k, name in enumerate(("roof", "hood", "trunk")):
+            m = panel == k
+            if np.any(m) and (name != "trunk" or body.ranges.rear == "trunk"):
+                P[..., 2] = np.where(m, P[..., 2] - top_drop(body, name, P[..., 0], P[..., 1]), P[..., 2])
     return P
 
 

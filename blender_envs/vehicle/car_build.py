@@ -7,8 +7,10 @@ underbody, pickup bed floor and plates are further objects, and the trim of
 dark wheel wells behind the arch cut-outs) is linked part for part. A panel's mesh is
 `panel_mesh.panel_part` of its rectangles: the sides rolled in at the shoulder and tucked
 under at the sill, the wheel arches cut out of the fenders and quarter panels, the ends
-and hood narrowed to match. The glasshouse tapers in from the shoulder to the roof
-(tumblehome) with painted pillars; paint is a clear-coated (metallic where the colour is)
+and hood narrowed to match; vehicle-5: the vertical corners rounded in plan, the ends tucked
+under at the bottom, hood, deck and roof crowned. The glasshouse tapers in from the shoulder
+to the roof (tumblehome) with painted pillars, the glass meeting the crowned roof's edges and
+(tailgate styles) the rounded rear corners; the underbody follows the rounded outline; paint is a clear-coated (metallic where the colour is)
 finish, the glass tinted and glossy. There is no interior (issue 12).
 """
 from __future__ import annotations
@@ -18,11 +20,13 @@ import numpy as np
 from blender_envs.core import materials, primitives, shapes
 from blender_envs.core.bpy_env import bpy
 from blender_envs.vehicle.body import (
-    PLATE_SIZE_M, ROOF_INSET_M, SHOULDER_IN_M, TUCK_IN_M, Body, Placement, car_to_world, linear_rgb, paint_finish, panels,
-    plate_centers,
+    PLATE_SIZE_M, ROOF_CROWN_M, ROOF_INSET_M, SHOULDER_IN_M, TUCK_IN_M, Body, Placement, car_to_world, corner_inset,
+    corner_radius_m, corner_split_m, end_tuck, linear_rgb, paint_finish, panels, plate_centers, top_drop,
+    top_half_width,
 )
 from blender_envs.vehicle.car_parts import trim_parts
-from blender_envs.vehicle.panel_mesh import panel_part
+from blender_envs.vehicle.panel_mesh import CORNER_SEGMENTS, corner_stations, panel_part
+from geometry.mesh_parts import merge_parts
 from geometry.scene import SceneObject
 
 PLATE_OFFSET_M = 0.005      # plates sit this far in front of their face
@@ -73,21 +77,92 @@ def _trim_material(key: str):
     return mat
 
 
+GLASS_COLUMNS = 12          # windshield and rear glass strips across, following the roof's crowned edge
+
+
 def _glass_quads(body: Body) -> list[list[list[float]]]:
-    """Windshield, rear glass and both side windows as car-frame polygons (none where open).
-    The side windows lean in from the shoulder (the side surface's width at the beltline,
-    less GLASS_INSET_M / 5) to the roof's edge: the tumblehome."""
+    """Corners of the windshield, rear glass and both side windows (front-bottom, rear-bottom,
+    rear-top, front-top for the side windows; none where open): what the pillars follow. The
+    side windows lean in from the shoulder (the side surface's width at the beltline, less
+    GLASS_INSET_M / 5) to the roof's edge (the tumblehome), their top at the roof's crowned
+    side edge; on tailgate styles the rear glass comes down to the rounded corners' split."""
     W2, zb, H = body.width_m / 2, body.beltline_m, body.height_m
     wi = W2 - ROOF_INSET_M
     wb = W2 - SHOULDER_IN_M - GLASS_INSET_M / 5
+    zr = H - ROOF_CROWN_M[0]                            # the roof's side edges
     xs, xf, xr, xg = body.x_windshield_base(), body.x_roof_front(), body.x_roof_rear(), body.x_rear_glass_base()
     if body.ranges.open_top:  # a windshield frame only; the top of the cabin is open
         return [[[xs, -wb, zb], [xs, wb, zb], [xf, wi, H], [xf, -wi, H]]]
-    quads = [[[xs, -wb, zb], [xs, wb, zb], [xf, wi, H], [xf, -wi, H]],          # windshield
-             [[xg, wb, zb], [xg, -wb, zb], [xr, -wi, H], [xr, wi, H]]]          # rear glass
+    xb, yb = _rear_glass_end(body)
+    quads = [[[xs, -wb, zb], [xs, wb, zb], [xf, wi, zr], [xf, -wi, zr]],          # windshield
+             [[xb, yb, zb], [xb, -yb, zb], [xr, -wi, zr], [xr, wi, zr]]]          # rear glass
     for sy in (1.0, -1.0):
-        quads.append([[xs, sy * wb, zb], [xg, sy * wb, zb], [xr, sy * wi, H], [xf, sy * wi, H]])
+        quads.append([[xs, sy * wb, zb], [xb, sy * yb, zb], [xr, sy * wi, zr], [xf, sy * wi, zr]])
     return quads
+
+
+def _rear_glass_end(body: Body) -> tuple[float, float]:
+    """(x, |y|) where the rear glass's bottom edge ends: its base's corner, or on tailgate styles
+    (the glass runs to the tail) the rounded corner's split point, GLASS_INSET_M / 5 inside."""
+    wb = body.width_m / 2 - SHOULDER_IN_M - GLASS_INSET_M / 5
+    xg = body.x_rear_glass_base()
+    if abs(xg - body.x_rear()) > 1e-9:
+        return xg, wb
+    x = xg + corner_split_m(body)                      # the side's last grid column
+    return x, float(top_half_width(body, x)) - GLASS_INSET_M / 5
+
+
+def _glass_part(body: Body):
+    """The glass as strips: windshield and rear glass in GLASS_COLUMNS across, their top on the
+    roof's crowned front and rear edges (`body.top_drop`), a tailgate style's rear glass bottom
+    on the rounded outline; the side windows in columns along x, their bottom edge on the
+    outline (the corner's arc on tailgate styles)."""
+    q = _glass_quads(body)
+    if body.ranges.open_top:
+        return np.array(q[0], float), [(0, 1, 2, 3)]
+    zb = body.beltline_m
+    s = np.linspace(-1.0, 1.0, GLASS_COLUMNS + 1)
+    parts = []
+    for quad, top_x in ((q[0], body.x_roof_front()), (q[1], body.x_roof_rear())):
+        b0, b1, t1, t0 = (np.asarray(p, float) for p in quad)
+        wi = abs(t0[1])
+        top = np.c_[np.full(len(s), top_x), s * wi * np.sign(t1[1] - t0[1]), np.zeros(len(s))]
+        top[:, 2] = body.height_m - top_drop(body, "roof", top[:, 0], top[:, 1])
+        bot = b0 + (s[:, None] + 1) / 2 * (b1 - b0)
+        if quad is q[1] and abs(body.x_rear_glass_base() - body.x_rear()) < 1e-9:
+            bot = _on_rear_outline(body, bot[:, 1])
+        parts.append(_strip(bot, top))
+    for quad in q[2:]:
+        b0, b1, t1, t0 = (np.asarray(p, float) for p in quad)
+        f = np.linspace(0.0, 1.0, GLASS_COLUMNS + 1)
+        bot = b0 + f[:, None] * (b1 - b0)
+        if abs(body.x_rear_glass_base() - body.x_rear()) < 1e-9:      # round the corner's side half
+            sy = np.sign(b0[1])
+            d = body.length_m / 2 - corner_radius_m(body)
+            xs = np.unique(np.r_[np.linspace(b0[0], b1[0], GLASS_COLUMNS + 1),
+                                 -(d + corner_stations(body)[:CORNER_SEGMENTS + 1])])
+            xs = xs[(xs >= b1[0] - 1e-9) & (xs <= b0[0] + 1e-9)][::-1]
+            f = (xs - b0[0]) / (b1[0] - b0[0])
+            bot = np.c_[xs, sy * (top_half_width(body, xs) - GLASS_INSET_M / 5), np.full(len(xs), zb)]
+        top = t0 + f[:, None] * (t1 - t0)
+        parts.append(_strip(bot, top))
+    return merge_parts(parts)
+
+
+def _on_rear_outline(body: Body, y) -> np.ndarray:
+    """Points on the rear face's top edge (the rounded outline) GLASS_INSET_M / 5 outside |y|: the glass
+    stands that far inside the outline across."""
+    y = np.asarray(y, float)
+    e, r = GLASS_INSET_M / 5, corner_radius_m(body)
+    w = body.width_m / 2 - SHOULDER_IN_M
+    d = np.clip(np.abs(y) + e - (w - r), 0.0, r)
+    x = body.x_rear() + float(end_tuck(body, body.beltline_m)) + (r - np.sqrt(r * r - d * d))
+    return np.c_[x, y, np.full(len(y), body.beltline_m)]
+
+
+def _strip(bot: np.ndarray, top: np.ndarray):
+    n = len(bot)
+    return np.vstack([bot, top]), [(i, i + 1, n + i + 1, n + i) for i in range(n - 1)]
 
 
 PILLAR_M = 0.07             # pillar width along the glass
@@ -121,6 +196,19 @@ def pillar_quads(body: Body) -> list[list[list[float]]]:
     return out
 
 
+def _floor(body: Body, x0: float, x1: float, z: float):
+    """A flat floor from x0 down to x1 at height z, as wide as the tucked sill (W/2 - TUCK_IN_M)
+    less the rounded corners' arc, facing down: the underbody, the pickup bed's floor."""
+    d = body.length_m / 2 - float(end_tuck(body, z)) - corner_radius_m(body) + corner_stations(body)
+    xs = np.unique(np.r_[x0, x1, d, -d])
+    xs = xs[(xs <= x0 + 1e-9) & (xs >= x1 - 1e-9)][::-1]
+    hw = body.width_m / 2 - TUCK_IN_M - corner_inset(body, xs, z)
+    left = np.c_[xs, hw, np.full(len(xs), z)]
+    right = np.c_[xs, -hw, np.full(len(xs), z)]
+    n = len(xs)
+    return np.vstack([left, right]), [(i, n + i, n + i + 1, i + 1) for i in range(n - 1)]
+
+
 def build_car(scene, body: Body, placement: Placement, color: str, first_pass_index: int,
               prefix: str = "") -> list[SceneObject]:
     """Add the car's objects; pass indices run from `first_pass_index` in a fixed order."""
@@ -149,21 +237,16 @@ def build_car(scene, body: Body, placement: Placement, color: str, first_pass_in
             poly.use_smooth = True
         add(ob, "panel")
 
-    quads = _glass_quads(body)
-    verts = [v for q in quads for v in q]
-    add(_mesh(scene, prefix + "glass", verts, [tuple(range(4 * i, 4 * i + 4)) for i in range(len(quads))], M,
-              glass, pid), "glass")
+    verts, faces = _glass_part(body)
+    add(_mesh(scene, prefix + "glass", verts, faces, M, glass, pid), "glass")
 
-    L2, zc = body.length_m / 2, body.clearance_m
-    W2 = body.width_m / 2 - TUCK_IN_M
-    under = [[L2, W2, zc], [L2, -W2, zc], [-L2, -W2, zc], [-L2, W2, zc]]
-    faces = [(0, 1, 2, 3)]
+    L2, zc = body.length_m / 2 - float(end_tuck(body, body.clearance_m)), body.clearance_m
+    parts = [_floor(body, L2, -L2, zc)]
     if body.ranges.bed:
         zf = body.beltline_m - 0.45
-        x0 = body.x_rear_glass_base()
-        under += [[x0, -W2, zf], [x0, W2, zf], [-L2, W2, zf], [-L2, -W2, zf]]
-        faces.append((4, 5, 6, 7))
-    add(_mesh(scene, prefix + "underbody", under, faces, M, dark, pid), "underbody")
+        parts.append(_floor(body, body.x_rear_glass_base(), -(body.length_m / 2 - float(end_tuck(body, zf))), zf))
+    verts, faces = merge_parts(parts)
+    add(_mesh(scene, prefix + "underbody", verts, faces, M, dark, pid), "underbody")
 
     for name, (category, part) in trim_parts(body).items():
         if category == "mirror" and name == "mirror_housings":

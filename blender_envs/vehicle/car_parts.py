@@ -13,8 +13,9 @@ import math
 
 import numpy as np
 
-from blender_envs.vehicle.body import (_AXES, SIDES, WHEEL_PROUD_M, WHEEL_WIDTH_M, Body, FaceTrim, face_trim,
-                                       on_surface, side_inset)
+from blender_envs.vehicle.body import (_AXES, SIDES, WHEEL_PROUD_M, WHEEL_WIDTH_M, Body, FaceTrim, corner_radius_m,
+                                       face_trim, on_surface, side_inset)
+from blender_envs.vehicle.panel_mesh import end_row_y
 from geometry.mesh_parts import BOX_FACES, Part, merge_parts
 
 LAMP_PROUD_M = 0.004        # lamp lenses and the grille stand this far in front of their face (plates: 5 mm)
@@ -35,13 +36,39 @@ SPOKES = {"sedan": 5, "hatchback": 6, "coupe": 10, "convertible": 5, "wagon": 6,
 _TYRE_OUTER = ((RIM_FRAC, 0.012), (0.80, 0.0), (0.93, 0.008), (0.985, 0.025), (1.0, 0.05))
 
 
-def _quad_on_face(t: FaceTrim, grow: float, proud: float) -> Part:
-    """A trim item's rectangle grown by `grow` each way, `proud` in front of its face."""
+LAMP_COLUMNS = 8            # a lamp's quad in this many columns along u, so it wraps round a rounded corner
+
+
+def _quad_on_face(t: FaceTrim, grow: float, proud: float, body: Body | None = None) -> Part:
+    """A trim item's rectangle grown by `grow` each way, `proud` in front of its face. Given the
+    body, a front or rear item is a strip of LAMP_COLUMNS quads laid on the shaped face
+    (`body.on_surface`: round the corner's arc, down with the top band) and `proud` out along
+    the arc's normal there."""
     u, v = (np.asarray(a, float) for a in _AXES[t.face])
     n = np.cross(u, v)
-    c = np.asarray(t.center, float) + proud * n
+    c = np.asarray(t.center, float)
     hu, hv = t.half_u + grow, t.half_v + grow
-    return np.array([c + su * hu * u + sv * hv * v for su, sv in ((-1, -1), (1, -1), (1, 1), (-1, 1))]), [(0, 1, 2, 3)]
+    if body is None or t.face in SIDES:
+        c = c + proud * n
+        return (np.array([c + su * hu * u + sv * hv * v for su, sv in ((-1, -1), (1, -1), (1, 1), (-1, 1))]),
+                [(0, 1, 2, 3)])
+    su = np.linspace(-1.0, 1.0, LAMP_COLUMNS + 1)
+    flat = np.array([c + a * hu * u + b * hv * v for b in (-1.0, 1.0) for a in su])
+    P = on_surface(body, t.face, flat)
+    k = LAMP_COLUMNS + 1
+    P += proud * _end_normals(body, t.face, flat)
+    return P, [(i, i + 1, k + i + 1, k + i) for i in range(LAMP_COLUMNS)]
+
+
+def _end_normals(body: Body, face: str, flat: np.ndarray) -> np.ndarray:
+    """Outward plan-view normals of a front or rear face at in-plane points (the corner arc's
+    radial direction where the face is set back, the face normal elsewhere)."""
+    r = corner_radius_m(body)
+    w = body.width_m / 2 - side_inset(body, flat[:, 2])
+    d = np.clip(np.abs(flat[:, 1]) - (w - r), 0.0, r)
+    phi = np.arcsin(d / r)
+    sx = 1.0 if face == "front" else -1.0
+    return np.c_[sx * np.cos(phi), np.sign(flat[:, 1]) * np.sin(phi), np.zeros(len(flat))]
 
 
 def _handle_box(t: FaceTrim, body: Body | None = None) -> Part:
@@ -68,10 +95,10 @@ def lamp_parts(body: Body) -> dict[str, Part]:
         if t.kind == "handle":
             groups["door_handles"].append(_handle_box(t, body))
             continue
-        groups["lamp_bezels"].append(_quad_on_face(t, BEZEL_M, 0.001))
-        lens = _quad_on_face(t, 0.0, LAMP_PROUD_M)
+        groups["lamp_bezels"].append(_quad_on_face(t, BEZEL_M, 0.001, body))
+        lens = _quad_on_face(t, 0.0, LAMP_PROUD_M, body)
         if t.kind == "headlamp":
-            groups["headlamp_reflectors"].append(_quad_on_face(t, 0.0, 0.002))
+            groups["headlamp_reflectors"].append(_quad_on_face(t, 0.0, 0.002, body))
             groups["headlamp_lenses"].append(lens)
         elif t.kind == "tail_lamp":
             groups["tail_lamps"].append(lens)
@@ -226,11 +253,19 @@ def shut_lines_part(body: Body) -> Part:
             V = np.array([[x + s * w / 2, sy * (W2 + proud), z] for z in zs for s in (-1.0, 1.0)])
             V = on_surface(body, side, V)
             parts.append((V, [(2 * k, 2 * k + 1, 2 * k + 3, 2 * k + 2) for k in range(len(zs) - 1)]))
-    zt, x = body.z_bumper_top(), body.x_rear() - proud
-    for y0, y1 in ((-W2, -0.17), (0.17, W2)):
-        parts.append((np.array([[x, y0, zt - w / 2], [x, y1, zt - w / 2], [x, y1, zt + w / 2], [x, y0, zt + w / 2]]),
-                      [(0, 1, 2, 3)]))
+    zt = body.z_bumper_top()
+    for sgn in (-1.0, 1.0):                             # across the rear face, round to the corner split
+        ys = [y for y in _rear_line_y(body, zt) if sgn * y >= 0.17]
+        ys = sorted(ys + [sgn * 0.17])
+        flat = np.array([[body.x_rear(), y, zt + s * w / 2] for s in (-1.0, 1.0) for y in ys])
+        V = on_surface(body, "rear", flat) + proud * _end_normals(body, "rear", flat)
+        k = len(ys)
+        parts.append((V, [(i + 1, i, k + i, k + i + 1) for i in range(k - 1)]))
     return merge_parts(parts)
+
+
+def _rear_line_y(body: Body, z: float) -> list[float]:
+    return [float(y) for y in end_row_y(body, z)]
 
 
 def trim_parts(body: Body) -> dict[str, tuple[str, Part]]:

@@ -43,7 +43,8 @@ from blender_envs.vehicle.lot import LotSpec, sample_lot
 from geometry.camera import Phone, look_at, sample_phone, sample_phone_pose
 from geometry.scene import SceneSpec, View
 
-GENERATOR_VERSION = "vehicle-4"   # 4: car_view's worn lot; the damaged panel's wheel arch cut exactly
+GENERATOR_VERSION = "vehicle-5"   # 5: rounded corners, crowned tops (the damaged panel follows them)
+                                  # 4: car_view's worn lot; the damaged panel's wheel arch cut exactly
                                   # 3: shaped panels (arch cut-outs, shoulder, tumblehome), coated paint
                                   # 2: lamps, mirrors, lathe tyres and spoked rims, printed plates
 TARGET = "damage"
@@ -258,21 +259,24 @@ def holed_rect_mesh(body: Body, site: DamageSite, segments: int = PATCH_SEGMENTS
 
 
 HOLED_RINGS = 8                       # radial subdivisions of the holed panel's quads (to follow the shape)
+HOLED_OUTER = (0.93, 0.96, 0.98, 0.99, 0.995)   # vehicle-5: and these fractions near the rectangle's edge,
+                                      # where the rounded corners, the roll and the top band curve it
 
 
 def holed_panel_mesh(body: Body, site: DamageSite, segments: int = PATCH_SEGMENTS) -> tuple[np.ndarray, list]:
     """What the builder links for the damaged rectangle: `holed_rect_mesh`'s quads cut into
-    HOLED_RINGS along their polar rays, the wheel arch cut out as panel_mesh cuts it (a vertex
+    HOLED_RINGS along their polar rays (and at HOLED_OUTER, closer near the edge, so a rounded
+    corner across the panel is not one chord), the wheel arch cut out as panel_mesh cuts it (a vertex
     under the arch's top moves up onto it; a quad whose centre is in the cut-out is dropped:
     `cut_arch`), then moved onto the shaped surface. Its inner loop is the patch's rim, vertex
     for vertex, the cut-out's part of it moved as the patch's is."""
     V0, F0 = holed_rect_mesh(body, site, segments)
     m = len(F0)
     inner, outer = V0[:m], V0[m:]
-    f = np.linspace(0.0, 1.0, HOLED_RINGS + 1)
+    f = np.unique(np.r_[np.linspace(0.0, 1.0, HOLED_RINGS + 1), HOLED_OUTER])
     V = (inner[None] + f[:, None, None] * (outer - inner)[None]).reshape(-1, 3)     # ring k: V[k m + j]
     faces = [[k * m + j, (k + 1) * m + j, (k + 1) * m + (j + 1) % m, k * m + (j + 1) % m]
-             for k in range(HOLED_RINGS) for j in range(m)]
+             for k in range(len(f) - 1) for j in range(m)]
     V, faces = cut_arch(body, site, V, faces)
     return on_surface(body, site_rect(body, site).face, V), faces
 

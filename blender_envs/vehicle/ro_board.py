@@ -47,7 +47,8 @@ HAND_OBJECT = "ro_board_hand"
 BOARD_PASS, BOARD_BACK_PASS, HAND_PASS = 85, 86, 87   # free in the lot's numbering (subject 2.., lot 90-98)
 BOARD_SIZE_M = (0.40, 0.27)
 BOARD_ROW_M = 0.018                  # cap height of the printed values (the "text row")
-GENERATOR_VERSION = "vehicle-4"      # -4: car_view's worn lot (asphalt wear, chamfered kerbs)
+GENERATOR_VERSION = "vehicle-5"      # -5: car_view's rounded, crowned bodies
+                                     # -4: car_view's worn lot (asphalt wear, chamfered kerbs)
                                      # -3: shaped panels (arch cut-outs, shoulder, tumblehome), coated paint
                                      # -2: handwritten boards
 # handwritten boards (docs/envs/ro_board.md): the share, the nominal (median glyph) height

@@ -155,7 +155,7 @@ def asphalt_material(lot: LotSpec):
         nt.links.new(gain, comb.inputs[ch])
     nt.links.new(comb.outputs["Color"], col.inputs["B"])
     nt.links.new(col.outputs["Result"], bsdf.inputs["Base Color"])
-    rough = math_("SUBTRACT", 0.9, math_("MULTIPLY", stain, 0.5))        # oil is glossier
+    rough = math_("SUBTRACT", 0.9, math_("MULTIPLY", stain, 0.25))       # oil is glossier (0.65: at 0.4 a stain mirrored the sky as a white puddle at grazing views)
     nt.links.new(rough, bsdf.inputs["Roughness"])
     return mat
 

@@ -5,8 +5,9 @@ with a 0.45 m gap, a cabinet, a stool next to the start, and a barrier that forc
 display search); the last hashes full egopath ground truths of two procedural scenes
 (`bench/egopath_views.run`, no Blender). A refactor that changes any waypoint, id,
 edge, route or float changes a hash. The hashes were recorded on the unsplit function
-(commit fd37bde; rounded as below since) and must never be updated to match new output unless a defect fix
-changes the annotation on purpose (then bump the egopath generator version).
+(commit fd37bde; rounded as below since) and must never be updated to match new output
+unless a defect fix changes the annotation on purpose (then bump the egopath generator
+version).
 
 The hashes are taken over the JSON with every float rounded to 9 decimals (`_digest`):
 OpenBLAS picks its matrix kernel by processor, and an AVX-512 kernel moves a projected pixel
@@ -14,7 +15,9 @@ coordinate by one unit in the last place (175.57435424366236 vs ...238, measured
 OPENBLAS_CORETYPE=Haswell against SkylakeX on one machine). Rounding keeps the pins the same on
 every processor while any change a refactor could make (a waypoint, an id, a route, a float
 beyond 1e-9) still changes a hash. The rounded hashes were checked equal under the Haswell,
-Zen, SkylakeX and Sandybridge kernels (Sandybridge also gives -2.2e-16 for a 0.0); under Haswell the unrounded fd37bde hashes still held.
+Zen, SkylakeX and Sandybridge kernels (Sandybridge also gives -2.2e-16 for a 0.0); under
+Haswell the unrounded fd37bde hashes still held. A mutant that moves a float by less than
+1e-9 now passes these pins (it was caught only through the last digit before).
 """
 from __future__ import annotations
 

@@ -23,6 +23,7 @@ from blender_envs.vehicle import damage as D
 from blender_envs.vehicle.damage import DamageSite, site_rect
 from blender_envs.vehicle.panel_mesh import rect_part
 from blender_envs.vehicle import body as B
+from vehicle_shape import top_band_loss_m2
 from blender_envs.vehicle.damage_texture import damage_texture, ellipse_coords
 from geometry.camera import look_at, pose_for_phone
 from geometry.raycast import Raycaster, SceneMesh
@@ -254,13 +255,13 @@ def test_arch_patch_and_holed_panel_follow_the_cut_out(panel, dx, dz, a, b, angl
     assert well == pytest.approx(B.arch_cut_area_m2(body), rel=2e-3)
     rect = site_rect(body, site)
     # vehicle-5: the top band comes down to the crowned hood's edge (body.top_band): the mesh loses
-    # exactly the trapezoids under its shaped top edge's vertices, about body.top_band_loss_m2
+    # exactly the trapezoids under its shaped top edge's vertices, about vehicle_shape.top_band_loss_m2
     at_top = np.isclose(Vh[:, 2], body.beltline_m - B.outline_drop(body, Vh[:, 0]), rtol=0, atol=1e-12)
     xs = np.unique(Vh[at_top, 0])
     drop = B.outline_drop(body, xs)
     loss = float(np.sum((drop[1:] + drop[:-1]) / 2 * np.diff(xs)))
     assert xs[0] == pytest.approx(rect.center[0] - rect.half_u) and xs[-1] == pytest.approx(rect.center[0] + rect.half_u)
-    assert loss == pytest.approx(B.top_band_loss_m2(body, rect), rel=1e-3)
+    assert loss == pytest.approx(top_band_loss_m2(body, rect), rel=1e-3)
     assert (loss > 0) == (panel.startswith("front_fender") or body.ranges.rear == "trunk")   # beside hood or deck
     assert patch / 1e4 + dmod.polygon_area_on_plane(Vh, Fh, n) == pytest.approx(rect.area_m2() - well - loss,
                                                                                    rel=1e-9)
@@ -526,9 +527,9 @@ def test_exported_damage_mesh_has_the_ground_truth_area(built):
                 if np.allclose(r.normal(), n))
     # vehicle-3: a fender or quarter panel has its wheel arch cut out (body.arch_cut_area_m2,
     # analytic; the holed panel's polar quads approximate the arch, so 0.5% there); vehicle-5:
-    # beside the crowned hood or deck the top band comes down (body.top_band_loss_m2)
+    # beside the crowned hood or deck the top band comes down (vehicle_shape.top_band_loss_m2)
     cut = B.arch_cut_area_m2(car.body) * len(B.arch_axles(car.body, spec.damage.panel))
-    band = B.top_band_loss_m2(car.body, site_rect(car.body, spec.damage))
+    band = top_band_loss_m2(car.body, site_rect(car.body, spec.damage))
     assert area(panel_id, n_w) + measured / 1e4 == pytest.approx(
         site_rect(car.body, spec.damage).area_m2() + other - cut - band, rel=5e-3 if cut else 1e-5)
     pts = mesh.vertices.astype(float)[np.unique(mesh.triangles[mesh.tri_object_id == dmod.DAMAGE_PASS])]
@@ -665,7 +666,7 @@ def test_exported_arch_damage_mesh_has_the_cut_area(built_arch):
     o = car_parts.arch_outline(car.body, car.body.x_front_axle())
     well = 0.5 * abs(np.dot(o[:, 0], np.roll(o[:, 1], -1)) - np.dot(np.roll(o[:, 0], -1), o[:, 1]))
     rect = site_rect(car.body, spec.damage)
-    band = B.top_band_loss_m2(car.body, rect)             # vehicle-5: the top band down to the crowned hood
+    band = top_band_loss_m2(car.body, rect)             # vehicle-5: the top band down to the crowned hood
     assert area(ids["subject_front_fender_driver"]) + measured / 1e4 == pytest.approx(rect.area_m2() - well - band,
                                                                                       rel=1e-4)
 

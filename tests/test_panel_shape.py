@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from blender_envs.vehicle import body as B
+from vehicle_shape import top_band_loss_m2
 from blender_envs.vehicle import panel_mesh as PM
 from blender_envs.vehicle.body import BODY_STYLES, panels, sample_body
 
@@ -241,7 +242,7 @@ def test_drawn_damage_sites_move_only_along_the_normal(b):
 @pytest.mark.parametrize("b", BODIES, ids=lambda b: b.style)
 def test_side_mesh_area_is_the_rectangle_less_cut_outs_and_band(b):
     """Seen square-on a side panel covers its rectangle less the corner strip (e at an end),
-    the arch cut-out (0.5%: the 32-gon) and the top band's drop (body.top_band_loss_m2)."""
+    the arch cut-out (0.5%: the 32-gon) and the top band's drop (vehicle_shape.top_band_loss_m2)."""
     e = B.corner_split_m(b)
     for name, rects in panels(b).items():
         r = rects[0]
@@ -254,7 +255,7 @@ def test_side_mesh_area_is_the_rectangle_less_cut_outs_and_band(b):
         strip = r.half_u * 2 - (x1 - x0)
         assert strip in (pytest.approx(0.0, abs=1e-12), pytest.approx(e))
         cut = B.arch_cut_area_m2(b) * len(B.arch_axles(b, name))
-        band = B.top_band_loss_m2(b, r.model_copy(update={"center": [(x0 + x1) / 2] + r.center[1:],
+        band = top_band_loss_m2(b, r.model_copy(update={"center": [(x0 + x1) / 2] + r.center[1:],
                                                            "half_u": (x1 - x0) / 2}))
         want = r.area_m2() - strip * 2 * r.half_v - cut - band
         assert area == pytest.approx(want, rel=5e-3 if cut else 1e-6), name

@@ -547,22 +547,6 @@ def top_band(body: Body, z, drop) -> np.ndarray:
     return np.where(z > lo, z - np.asarray(drop, float) * (z - lo) / TOP_BAND_M, z)
 
 
-def top_band_loss_m2(body: Body, rect: "PanelRect", n: int = 4001) -> float:
-    """Area (m^2) a vertical rectangle loses seen square-on because its top band comes down to
-    the crowned edge: the integral of the edge's drop along its top (0 below the beltline).
-    Trapezoids on n points: the tests' independent check of the shaped meshes' areas."""
-    c = np.asarray(rect.center, float)
-    if abs(c[2] + rect.half_v - body.beltline_m) > 1e-9:
-        return 0.0
-    if rect.face in SIDES:
-        s = np.linspace(c[0] - rect.half_u, c[0] + rect.half_u, n)
-        d = outline_drop(body, s)
-    else:
-        s = np.linspace(-rect.half_u, rect.half_u, n)
-        d = end_edge_drop(body, rect.face, s, body.beltline_m)
-    return float(np.sum((d[1:] + d[:-1]) / 2 * np.diff(s)))
-
-
 def on_surface(body: Body, face: str, points) -> np.ndarray:
     """Car-frame point(s) on a face's plane moved onto the shaped body surface, only inwards:
 

@@ -469,12 +469,19 @@ def corner_inset(body: Body, x, z) -> np.ndarray:
     return r - np.sqrt(np.clip(r * r - d * d, 0.0, None))
 
 
-def end_setback(body: Body, y, z) -> np.ndarray:
-    """How far (m) the front or rear face lies behind its plane at (y, z): `end_tuck` at z plus
-    the corner's arc over the last r of the shaped half-width W/2 - side_inset(z); r beyond it."""
+def end_corner_depth(body: Body, y, z) -> np.ndarray:
+    """How far (m, 0..r) in-plane point (y, z) of a front or rear face lies into the corner's
+    arc: past the last r of the shaped half-width W/2 - side_inset(z)."""
     r = corner_radius_m(body)
     w = body.width_m / 2 - side_inset(body, z)
-    d = np.clip(np.abs(np.asarray(y, float)) - (w - r), 0.0, r)
+    return np.clip(np.abs(np.asarray(y, float)) - (w - r), 0.0, r)
+
+
+def end_setback(body: Body, y, z) -> np.ndarray:
+    """How far (m) the front or rear face lies behind its plane at (y, z): `end_tuck` at z plus
+    the corner's arc over `end_corner_depth`; r beyond the shaped half-width."""
+    r = corner_radius_m(body)
+    d = end_corner_depth(body, y, z)
     return end_tuck(body, z) + r - np.sqrt(np.clip(r * r - d * d, 0.0, None))
 
 

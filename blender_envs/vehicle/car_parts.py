@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from blender_envs.vehicle.body import (_AXES, SIDES, WHEEL_PROUD_M, WHEEL_WIDTH_M, Body, FaceTrim, corner_radius_m,
-                                       face_trim, on_surface, side_inset)
+                                       end_corner_depth, face_trim, on_surface, side_inset)
 from blender_envs.vehicle.panel_mesh import end_row_y
 from geometry.mesh_parts import BOX_FACES, Part, merge_parts
 
@@ -63,10 +63,7 @@ def _quad_on_face(t: FaceTrim, grow: float, proud: float, body: Body | None = No
 def _end_normals(body: Body, face: str, flat: np.ndarray) -> np.ndarray:
     """Outward plan-view normals of a front or rear face at in-plane points (the corner arc's
     radial direction where the face is set back, the face normal elsewhere)."""
-    r = corner_radius_m(body)
-    w = body.width_m / 2 - side_inset(body, flat[:, 2])
-    d = np.clip(np.abs(flat[:, 1]) - (w - r), 0.0, r)
-    phi = np.arcsin(d / r)
+    phi = np.arcsin(end_corner_depth(body, flat[:, 1], flat[:, 2]) / corner_radius_m(body))
     sx = 1.0 if face == "front" else -1.0
     return np.c_[sx * np.cos(phi), np.sign(flat[:, 1]) * np.sin(phi), np.zeros(len(flat))]
 

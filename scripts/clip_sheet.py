@@ -8,41 +8,17 @@ active at each frame's time).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
-from PIL import Image, ImageDraw
+from PIL import Image
 
-COLOURS = {"person": (255, 60, 60), "forklift": (255, 200, 0), "amr": (0, 200, 255), "pallet": (160, 255, 120),
-           "car": (0, 200, 255), "motorcycle": (255, 200, 0), "bicycle": (160, 255, 120)}   # intersection
-
-
-def _frames(run: Path, every: int):
-    for line in (run / "clips.jsonl").read_text().splitlines():
-        clip = json.loads((run / json.loads(line)["path"]).read_text())
-        yield clip, clip["frames"][::every]
+from render_farm.clip_figures import ClipFigureError, draw_labels, frame_image, read_clips
 
 
-def _sheet(rows, draw_labels: bool, run: Path) -> Image.Image:
-    cells = []
-    for clip, frames in rows:
-        row = []
-        for f in frames:
-            im = Image.open(run / f["image"]).convert("RGB")
-            if draw_labels:
-                d = ImageDraw.Draw(im)
-                for o in f["objects"]:
-                    b = o["box_xyxy"]
-                    if b is not None:
-                        d.rectangle([b[0] - 0.5, b[1] - 0.5, b[2] + 0.5, b[3] + 0.5],
-                                    outline=COLOURS.get(o.get("category", ""), (255, 255, 255)))
-                active = [e for e in clip["events"] if e["t_start"] <= f["t"] <= e["t_end"]]
-                text = f"t={f['t']:.2f}s " + ", ".join(e["type"] for e in active)
-                d.rectangle([0, 0, 6 * len(text) + 4, 11], fill=(0, 0, 0))
-                d.text((2, 0), text, fill=(255, 255, 255))
-            row.append(im)
-        cells.append(row)
+def _sheet(rows, labels: bool, run: Path) -> Image.Image:
+    cells = [[draw_labels(frame_image(run, f), clip, f) if labels else frame_image(run, f) for f in frames]
+             for clip, frames in rows]
     w, h = cells[0][0].size
     sheet = Image.new("RGB", (w * max(len(r) for r in cells), h * len(cells)))
     for i, row in enumerate(cells):
@@ -59,12 +35,14 @@ def main(argv=None) -> int:
     ap.add_argument("--every", type=int, default=2)
     a = ap.parse_args(argv)
     try:
-        rows = list(_frames(a.run, a.every))
-    except (OSError, ValueError, KeyError) as exc:
-        print(f"clip_sheet: cannot read {a.run}: {exc}", file=sys.stderr)
+        rows = [(clip, clip["frames"][::a.every]) for clip in read_clips(a.run)]
+        if not rows:
+            raise ClipFigureError(f"no clips in {a.run}")
+        _sheet(rows, False, a.run).save(a.sheet, quality=88)
+        _sheet(rows, True, a.run).save(a.labels, quality=88)
+    except (ClipFigureError, KeyError) as exc:
+        print(f"clip_sheet: {exc}", file=sys.stderr)
         return 2
-    _sheet(rows, False, a.run).save(a.sheet, quality=88)
-    _sheet(rows, True, a.run).save(a.labels, quality=88)
     return 0
 
 

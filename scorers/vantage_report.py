@@ -3,7 +3,8 @@ report.md and a figure, every task in both rule sets with its interval, pillars 
 
 Baselines written by scenebench (always-yes, whole clip, static box, random box, an OpenCV
 tracker) are scored like any model; where the paper reports the same baseline its number is
-printed beside ours (PAPER_BASELINES, from ../shared/notes/vantage_metrics.md).
+printed beside ours (scorers.vantage_report_markdown writes report.md, scorers.vantage_report_figures
+the figure).
 """
 from __future__ import annotations
 
@@ -21,8 +22,10 @@ from scorers.vantage_baselines import always_yes, reference_reply, whole_clip
 from scorers.vantage_dataset import VantageDataError, load_items, tracker_frames
 from scorers.vantage_metrics import COMPATS
 from scorers.vantage_pillars import PILLARS
+from scorers.vantage_report_figures import primary_figure
+from scorers.vantage_report_markdown import PAPER_BASELINES, fmt_score, report_markdown
 from scorers.vantage_scoring import grade as grade_one
-from scorers.vantage_scoring import model_result, primary_table, task_result
+from scorers.vantage_scoring import model_result, task_result
 from scorers.vantage_trackers import baseline_track, track_reply
 
 # Baselines scored beside every model: (name, task, reply of an item, needs the frames)
@@ -30,13 +33,6 @@ BASELINES = (("always_yes", "event_verification"), ("whole_clip", "temporal_loca
              ("static_box", "single_object_tracking"), ("random_box", "single_object_tracking"),
              ("opencv_csrt", "single_object_tracking"))
 TRACKER = {"static_box": "static", "random_box": "random", "opencv_csrt": "CSRT"}
-
-# (task, model name as scenebench's baselines write it) -> the paper's number for that baseline (×100)
-PAPER_BASELINES = {
-    ("single_object_tracking", "static_box"): 24.64,      # Table 9, success AUC, 8 frames
-    ("single_object_tracking", "random_box"): 6.55,       # Table 9
-    ("event_verification", "always_yes"): 38.95,          # macro-F1 on the paper's 104/59 split (notes §2)
-}
 
 __all__ = ["PAPER_BASELINES", "VantageScoreError", "run_score", "summary_table"]
 
@@ -63,26 +59,15 @@ def plain(v):
     return v
 
 
-def _fmt(x) -> str:
-    return "–" if x is None else f"{x:.2f}"
-
-
-def _cell(r: dict) -> str:
-    if r["score"] is None:
-        return "–"
-    ci = "" if r["low"] is None else f" [{r['low']:.1f}, {r['high']:.1f}]"
-    return f"{r['score']:.2f}{ci}"
-
-
 def summary_table(metrics: dict) -> str:
     """The stdout summary: one line per model and rule set, primary scores, pillars, Overall."""
     head = ["model", "rules", *[t[:12] for t in TASKS], *PILLARS, "overall"]
     lines = ["  ".join(head)]
     for name, m in metrics["models"].items():
         for c in COMPATS:
-            scores = [_fmt(m["tasks"][t][c]["score"]) if t in m["tasks"] else "–" for t in TASKS]
-            lines.append("  ".join([name, c, *scores, *(_fmt(m["pillars"][c][p]) for p in PILLARS),
-                                    _fmt(m["pillars"][c]["overall"])]))
+            scores = [fmt_score(m["tasks"][t][c]["score"]) if t in m["tasks"] else "–" for t in TASKS]
+            lines.append("  ".join([name, c, *scores, *(fmt_score(m["pillars"][c][p]) for p in PILLARS),
+                                    fmt_score(m["pillars"][c]["overall"])]))
     return "\n".join(lines)
 
 
@@ -106,71 +91,6 @@ def baseline_results(dataset, items, n_resamples: int) -> dict:
     ref = out["reference"]
     out["reference"] = {"tasks": ref["tasks"], "pillars": ref["pillars"]}
     return out
-
-
-def _baseline_markdown(b: dict) -> list[str]:
-    L = ["## Baselines", "", "`reference` is the ground truth written as replies (every reader and grader at full "
-         "marks; strict SOT tops out at 95.24, since IoU > 1 never holds). The others answer their own task only.", "",
-         "| baseline | task | strict | vantage | paper (same baseline, vantage rules) |", "|---|---|---|---|---|"]
-    for t, r in b["reference"]["tasks"].items():
-        L.append(f"| reference | {t} | {_cell(r['strict'])} | {_cell(r['vantage'])} | |")
-    for name, r in b.items():
-        if name == "reference":
-            continue
-        paper = PAPER_BASELINES.get((r["task"], name))
-        L.append(f"| {name} | {r['task']} | {_cell(r['strict'])} | {_cell(r['vantage'])} | "
-                 f"{_fmt(paper) if paper is not None else ''} |")
-    return L + [""]
-
-
-def _markdown(metrics: dict, figure: str | None) -> str:
-    L = ["# VANTAGE-Bench results", "", f"Dataset: `{metrics['dataset']}`; {metrics['n_items']} items. Every score "
-         "×100; the primary metric per task (Table 5) with a 95 % percentile bootstrap interval "
-         f"({metrics['n_resamples']} resamples of the task's unit). `strict` is scenebench's default, `vantage` the "
-         "paper's evaluation code's rules (the only numbers comparable with its tables).", ""]
-    if figure:
-        L += [f"![primary scores]({figure})", ""]
-    for name, m in metrics["models"].items():
-        L += [f"## {name}", "", f"Answered {m['n_answered']} of {metrics['n_items']} items.", "",
-              "| task | primary | unit | strict | vantage | paper (same baseline) |", "|---|---|---|---|---|---|"]
-        for t, r in m["tasks"].items():
-            paper = PAPER_BASELINES.get((t, name))
-            L.append(f"| {t} | {r['strict']['primary']} | {r['strict']['unit']} ({r['strict']['n_units']}) | "
-                     f"{_cell(r['strict'])} | {_cell(r['vantage'])} | {_fmt(paper) if paper is not None else ''} |")
-        L += ["", "| pillar | strict | vantage |", "|---|---|---|"]
-        for p in (*PILLARS, "overall"):
-            L.append(f"| {p} | {_fmt(m['pillars']['strict'][p])} | {_fmt(m['pillars']['vantage'][p])} |")
-        L.append("")
-    L += _baseline_markdown(metrics["baselines"])
-    if metrics["warnings"]:
-        L += ["## Warnings", "", *(f"- {w}" for w in metrics["warnings"]), ""]
-    return "\n".join(L)
-
-
-def _figure(results: list[dict], path: Path) -> None:
-    """Primary score per task, strict and vantage side by side, one panel per model."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import numpy as np
-
-    fig, axes = plt.subplots(len(results), 1, figsize=(11, 2.6 * len(results)), squeeze=False)
-    x = np.arange(len(TASKS))
-    for ax, res in zip(axes[:, 0], results):
-        table = primary_table(res)
-        for k, c in enumerate(COMPATS):
-            ax.bar(x + (k - 0.5) * 0.38, np.nan_to_num(table[:, k]), 0.38, label=c)
-        ax.set_xticks(x, [t.replace("_", "\n") for t in TASKS], fontsize=7)
-        ax.set_ylim(0, 100)
-        ax.set_ylabel("score ×100")
-        ax.set_title(res["model"], fontsize=9)
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp.png")
-    fig.savefig(tmp, dpi=110)
-    plt.close(fig)
-    tmp.replace(path)
 
 
 def run_score(dataset: str | Path, predictions: Sequence[str | Path], report_dir: str | Path | None,
@@ -215,8 +135,8 @@ def run_score(dataset: str | Path, predictions: Sequence[str | Path], report_dir
     for r in results:
         atomic.write_text(out / f"graded_{safe_name(r['model'])}.jsonl",
                           "".join(canonical_json(plain(rec)) + "\n" for rec in r["records"]))
-    _figure(results, out / "primary_scores.png")
+    primary_figure(results, out / "primary_scores.png")
     atomic.write_text(out / "metrics.json", pretty_json(metrics, allow_nan=False))
     md = out / "report.md"
-    atomic.write_text(md, _markdown(metrics, "primary_scores.png"))
+    atomic.write_text(md, report_markdown(metrics, "primary_scores.png"))
     return metrics, warnings, md

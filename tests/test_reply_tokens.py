@@ -46,8 +46,36 @@ def test_bad_tokenizer_files(tmp_path):
         load_reply_tokenizer(tmp_path / "nope.json")
     bad = tmp_path / "bad.json"
     bad.write_text('{"not": "a tokenizer"}')
-    with pytest.raises(TokenizerError, match=r"bad.json: not a Hugging Face tokenizers file \("):
+    with pytest.raises(TokenizerError) as caught:
         load_reply_tokenizer(bad)
+    assert str(caught.value) == f"{bad}: not a Hugging Face tokenizers file (expected `,` or `}}` at line 1 column 7)"
+    with pytest.raises(TokenizerError) as caught:
+        load_reply_tokenizer(tmp_path)
+    assert str(caught.value) == f"{tmp_path} is not a file"
+
+
+def test_a_long_parse_error_is_cut_to_120_characters(tokenizer_json, tmp_path):
+    doc = json.loads(tokenizer_json.read_text())
+    doc["added_tokens"] = [{"id": "Z" * 150}]                  # tokenizers quotes the bad value in its error
+    bad = tmp_path / "long.json"
+    bad.write_text(json.dumps(doc))
+    with pytest.raises(TokenizerError) as caught:
+        load_reply_tokenizer(bad)
+    reason = str(caught.value).split(" file (", 1)[1][:-1]
+    assert len(reason) == 120 and reason.startswith('invalid type: string "ZZZ') and reason.endswith("Z")
+
+
+def test_the_size_limit_is_256_mib_inclusive(tmp_path):
+    """Sparse files: exactly the limit is read (and is no tokenizer), one byte more is refused unread."""
+    at, over = tmp_path / "at.json", tmp_path / "over.json"
+    for path, size in ((at, 256 << 20), (over, (256 << 20) + 1)):
+        with open(path, "wb") as f:
+            f.truncate(size)
+    with pytest.raises(TokenizerError) as caught:
+        load_reply_tokenizer(over)
+    assert str(caught.value) == f"{over}: larger than 256 MiB (not a tokenizer.json?)"
+    with pytest.raises(TokenizerError, match="not a Hugging Face tokenizers file"):
+        load_reply_tokenizer(at)
 
 
 @pytest.fixture(scope="module")

@@ -179,3 +179,21 @@ def test_each_passer_is_whole_and_mostly_unhidden_or_out_of_frame(drawn):
                                for o in passers), (s.scene_id, tid, t)
             in_view.append(n)
     assert min(in_view) >= 15 and np.mean(in_view) >= 20, in_view
+
+
+def test_the_keep_out_zones_refuse_the_door_the_region_and_the_furniture(drawn):
+    """The ground test itself, on the points a passer must never stand on (the door zone lies
+    far from the camera, where few passers are tall enough to be drawn, so the scans above
+    rarely meet it)."""
+    for s in drawn:
+        g = C._Ground(s)
+        yf = s.door.reader_xy[1]
+        P = np.asarray(s.loiter_region.polygon, float)
+        refused = [[s.door_x, yf - E.STAND_M], s.door.reader_xy, [s.door_x, yf - 1.9],
+                   [s.door_x + (C.DOOR_ZONE_X - 0.05) * s.region_side, yf - 1.9], P.mean(axis=0),
+                   [P[:, 0].min() - C.REGION_KEEP_M + 0.05, P[:, 1].mean()], [s.lobby[0] + 0.4, 5.0],
+                   [0.0, C.NEAR_Y - 0.05]]
+        refused += [f.position for f in s.furniture]
+        for p in refused:
+            assert not g.allowed(np.array([p], float)), (s.scene_id, p)
+        assert g.allowed(np.array([[s.door_x - 2.0 * C.DOOR_ZONE_X * s.region_side, yf - C.DOOR_ZONE_Y - 1.0]]))

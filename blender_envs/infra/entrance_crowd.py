@@ -1,25 +1,28 @@
 """`entrance_crowd`: the entrance with a crowd of passers-by, for 2D Object Localization
 (VANTAGE-Bench Table 5: 43.6 boxes an image on average, up to 100+; domain S).
 
-The draw is the entrance's (`entrance.sample_scene`, unchanged: camera, door, episode, lobby
-script, furniture, lighting, looks) followed by the crowd, drawn last from the same
-generator, so the entrance's own draws and pins are untouched. A crowd clip of a seed is not
+The draw is the entrance's (`entrance.sample_scene`: camera, door, episode, lobby script,
+furniture, lighting, looks) in a concourse (its wall distance and half-width ranges widened
+by parameter, CONCOURSE_*), followed by the crowd, drawn last from the same generator; the
+entrance's own draws (default ranges) and pins are untouched. A crowd clip of a seed is not
 the entrance clip of that seed: the farm seeds draws by environment name.
 
 The crowd: a target count of 20 + Exp(24) passers (mean 44, capped at CROWD_MAX), each
 standing still or standing, walking 2-8 m in a straight line and standing again, with a look
-from the entrance's palettes. Passers are placed one by one by rejection; a proposal is kept
-only if, at every time of a SCAN_S grid over the clip, its footprint disc keeps CLEAR_M from
-every other person's (base cast and passers) and from the furniture, its ground point stays
-out of the door zone (the reader's reach, the threshold box, the badge spots), out of the
-loiter region grown by REGION_KEEP_M and inside the lobby; and if, at every sampled frame
-(nominal NOMINAL_PX frame), its image box (the projected corners of its 3-D box, a bound of
-its silhouette) is either wholly inside the frame, EDGE_PX from its edge, at least MIN_BOX_H_PX
-tall and GAP_PX clear of every other person's and every furniture item's image box, or wholly
-outside the frame. So a passer in a sampled frame is unoccluded, uncut and big enough (the
-Object Localization rule keeps such frames), and passers never trigger an event: they never
-reach the reader, the threshold or the loiter region. Where the frame cannot hold the target,
-fewer are placed (`crowd.placed`).
+from the entrance's palettes, proposed at the floor point under a uniformly drawn pixel.
+Passers are placed one by one by rejection; a proposal is kept only if, at every time of a
+SCAN_S grid over the clip, its footprint disc keeps CLEAR_M from every other person's (base
+cast and passers) and its ground point stays inside the lobby, away from the furniture, out
+of the door zone (the reader's reach, the threshold box, the badge spots) and out of the
+loiter region grown by REGION_KEEP_M; and if, at every sampled frame (a nominal NOMINAL_PX
+frame), the box of its projected body vertices is either wholly outside the frame, or wholly
+inside it EDGE_PX from its edges, at least MIN_BOX_H_PX tall, with nearer people's and
+furniture's boxes covering at most HIDDEN_MAX of it, pushing no earlier passer over
+HIDDEN_MAX and covering no base-cast person. So a passer in a sampled frame is uncut and
+mostly unhidden (the Object Localization rule keeps such frames), base-cast people are as
+visible as without the crowd, and passers never trigger an event. Where the frame cannot
+hold the target, fewer are placed (`crowd.placed`); docs/envs/entrance_crowd.md has the
+numbers.
 """
 from __future__ import annotations
 

@@ -197,3 +197,36 @@ def test_the_keep_out_zones_refuse_the_door_the_region_and_the_furniture(drawn):
         for p in refused:
             assert not g.allowed(np.array([p], float)), (s.scene_id, p)
         assert g.allowed(np.array([[s.door_x - 2.0 * C.DOOR_ZONE_X * s.region_side, yf - C.DOOR_ZONE_Y - 1.0]]))
+
+
+def test_object_localization_asks_for_the_whole_crowd(drawn):
+    """A clip file of a crowd draw whose every person in view is clear (boxes from the spec,
+    standing in for the object-index pass): one item a frame holding every one of them; one
+    half-hidden passer drops that frame (the clear-or-absent rule, unchanged)."""
+    from pathlib import Path
+
+    from packagers.vantage_tasks import object_localization as O
+    from packagers.vantage_tasks.box_scene import Clip, pixel_box
+
+    s = drawn[2]
+    frames, want = [], []
+    for i, t in enumerate(s.timeline.clip.timestamps()):
+        pose = camera_pose(s.timeline.camera, t, C.NOMINAL_PX)
+        objs = []
+        for a in s.timeline.agents:
+            b = E.projected_box(s, a.track_id, t, pose.K_array(), pose.cam_to_world_array(), pose.width, pose.height)
+            objs.append({"track_id": a.track_id, "category": a.category, "box_xyxy": b, "visible_px": 0 if b is None
+                         else 500, "visible_fraction": 1.0, "center_world": a.position(t).tolist()})
+        frames.append({"index": i, "t": t, "frame_number": round(t * 30), "image": f"frames/x-{i:02d}.jpg",
+                       "objects": objs, "camera": {"K": pose.K, "cam_to_world": pose.cam_to_world,
+                                                   "width": pose.width, "height": pose.height}})
+        want.append(sorted(pixel_box(o["box_xyxy"]) for o in objs if o["category"] == "person" and o["box_xyxy"]))
+    doc = {"clip_id": "entrance_crowd-c2", "env": "entrance_crowd", "scene_id": s.scene_id, "fps": 30,
+           "duration_s": 30.0, "frames": frames}
+    items = O.items_for_clip(Clip(run_dir=Path("/nonexistent"), doc=doc, spec=s))
+    assert [sorted(map(tuple, it.answer.boxes)) for it in items] == want
+    assert min(len(w) for w in want) >= 25 and all(it.domain == "S" and it.answer.category == "person" for it in items)
+    hidden = next(o for o in frames[3]["objects"] if o["track_id"].startswith("passer") and o["box_xyxy"])
+    hidden["visible_fraction"] = 0.4
+    items = O.items_for_clip(Clip(run_dir=Path("/nonexistent"), doc=doc, spec=s))
+    assert [it.media.frame_numbers[0] for it in items] == [f["frame_number"] for j, f in enumerate(frames) if j != 3]

@@ -6,7 +6,8 @@ QA, Temporal Localization, DVC; domains W, T, S) and the image tasks (Referring 
 Spatial Pointing, Object Localization), for which the crossroads also has the paper's
 viewpoints: its aerial view `intersection_aerial` for Referring Expressions and its
 vehicle-mounted view `intersection_forward` for Spatial Pointing. `warehouse_sot` renders the
-frames at SOT's strides and feeds Single Object Tracking. A task whose sources are all missing
+frames at SOT's strides and feeds Single Object Tracking; `entrance_crowd` (the entrance with
+20-120 passers-by) feeds Object Localization only, the task whose images hold crowds. A task whose sources are all missing
 from the runs is an error naming the environment to render, never an empty config.
 """
 from __future__ import annotations
@@ -23,7 +24,7 @@ SOURCES = {**{t: TIMELINE_ENVS for t in TIMELINE_TASKS},
            # the image tasks: the warehouse (its items keep their order), then the paper's viewpoints
            "referring_expressions": ("warehouse", "intersection_aerial", "intersection", "entrance"),
            "spatial_pointing": ("warehouse", "intersection_forward", "intersection", "entrance"),
-           "object_localization": ("warehouse", "intersection", "entrance"),
+           "object_localization": ("warehouse", "intersection", "entrance", "entrance_crowd"),
            "single_object_tracking": ("warehouse_sot",)}
 
 

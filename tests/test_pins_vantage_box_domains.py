@@ -79,12 +79,12 @@ def test_specs_are_the_ones_the_docstring_names():
 
 def test_domains_nouns_and_an_unknown_environment():
     assert [B.DOMAIN[e] for e in ("warehouse", "warehouse_sot", "intersection", "intersection_forward",
-                                  "intersection_aerial", "entrance")] == ["W", "W", "T", "T", "T", "S"]
+                                  "intersection_aerial", "entrance", "entrance_crowd")] == ["W", "W", "T", "T", "T", "S", "S"]
     assert B.nouns("T") == {"car": "car", "motorcycle": "motorcycle", "bicycle": "cyclist", "person": "pedestrian"}
     assert B.nouns("S") == {"person": "person"} and B.nouns("W") is B.NOUNS
     clip = clip_of([[obj("car_1", [0, 0, 9, 9])]], env="calib_clip")
     with pytest.raises(B.ClipInputError, match=r"^clip calib_clip-pins-0: environment 'calib_clip' feeds no box task "
-                                               r"\(known: entrance, intersection, .*warehouse_sot\)$"):
+                                               r"\(known: entrance, entrance_crowd, intersection, .*warehouse_sot\)$"):
         R.items_for_clip(clip)
 
 

@@ -50,7 +50,7 @@ def _run(d: Path, env: str, spec, objects) -> Path:
 def test_sources_of_the_image_tasks():
     assert VI.SOURCES["referring_expressions"] == ("warehouse", "intersection_aerial", "intersection", "entrance")
     assert VI.SOURCES["spatial_pointing"] == ("warehouse", "intersection_forward", "intersection", "entrance")
-    assert VI.SOURCES["object_localization"] == ("warehouse", "intersection", "entrance")
+    assert VI.SOURCES["object_localization"] == ("warehouse", "intersection", "entrance", "entrance_crowd")
     assert VI.SOURCES["single_object_tracking"] == ("warehouse_sot",)
     assert set(VI.SOURCES) == set(TASKS)
 
@@ -90,7 +90,7 @@ def test_a_task_without_any_of_its_environments_is_one_line(tmp_path):
     aerial = _run(tmp_path / "a", "intersection_aerial", TSPEC.model_copy(update={"env": "intersection_aerial"}),
                   T_OBJECTS)
     with pytest.raises(VI.VantageItemsError, match=r"^task object_localization needs a run of warehouse or intersection "
-                                                   r"or entrance; none was given \(runs: intersection_aerial\)$"):
+                                                   r"or entrance or entrance_crowd; none was given \(runs: intersection_aerial\)$"):
         VI.build_items([aerial], ["referring_expressions", "object_localization"])
     with pytest.raises(VI.VantageItemsError, match=r"^task spatial_pointing needs a run of warehouse or "
                                                    r"intersection_forward or intersection or entrance; none was given"):

@@ -57,6 +57,8 @@ REGION_Y = (0.3, 3.6)             # ... and its y extent in front of the wall fa
 OFF_FRAME_Y = (-1.6, -1.2)        # where people start and end: behind the camera (at y = 0), out of its view
 LOBBY_BACK_Y = -3.6               # the lobby's back wall (a follower starts up to 1.5 m behind the others)
 TURN_R = 0.3                      # walking routes' corner radius
+WALL_Y = (5.0, 11.0)              # the door wall's distance ahead of the camera (drawn per clip)
+HALF_WIDTH = (6.0, 8.0)           # the lobby's half width about the door (at least)
 FURNITURE_CLEAR_M = 0.4           # furniture keeps this much room from every person's box
 R = 6
 
@@ -194,13 +196,13 @@ def _draw_camera(rng) -> MountedCamera:
                          shutter_s=1.0 / 60)
 
 
-def _stage(rng):
+def _stage(rng, wall_y=WALL_Y):
     """(camera, door wall y, door x, region side) such that the camera sees the doorway up
     to head height, the reader, the badge spot and the loiter region's middle."""
     for _ in range(CAMERA_ATTEMPTS):
         cam = _draw_camera(rng)
         view = _View(cam)
-        yw = rng.uniform(5.0, 11.0)
+        yw = rng.uniform(*wall_y)
         xd = view.centre_x(yw) + rng.uniform(-1.0, 1.0)
         yf = yw - WALL_T / 2
         door = [[xd + sx * (DOOR_W / 2 + 0.1), yf, z] for sx in (-1, 1) for z in (0.0, 1.9)]
@@ -592,11 +594,15 @@ def _furniture(rng, agents: list[Agent], x_lo: float, x_hi: float, yf: float, si
 
 # ------------------------------------------------------------------ the draw
 
-def sample_scene(rng: np.random.Generator, scene_id: str, seed: int) -> EntranceSpec:
-    cam, yw, xd, k = _stage(rng)
+def sample_scene(rng: np.random.Generator, scene_id: str, seed: int, wall_y: tuple[float, float] = WALL_Y,
+                 half_width: tuple[float, float] = HALF_WIDTH) -> EntranceSpec:
+    """The entrance draw (module docstring); `wall_y` (the door wall's distance ahead of the
+    camera) and `half_width` (the lobby's half width about the door) are ranges a variant may
+    widen (entrance_crowd's concourse); the defaults are the entrance's own."""
+    cam, yw, xd, k = _stage(rng, wall_y)
     hinge = 1 if rng.random() < 0.5 else -1
     door = _Door(yw, xd, hinge, _r(rng.uniform(*HOLD_S)))
-    half = max(rng.uniform(6.0, 8.0), abs(xd) + 2.0, REGION_X[1] + 1.4)
+    half = max(rng.uniform(*half_width), abs(xd) + 2.0, REGION_X[1] + 1.4)
     x_lo, x_hi = _r(xd - half), _r(xd + half)
     cast = _Cast(rng)
     kind = EPISODES[int(rng.integers(len(EPISODES)))]

@@ -48,7 +48,7 @@ MIN_PX_FLOOR = 12
 CLEAR_FRACTION = 0.5                 # at least half the surface unhidden and in frame
 PROMPTS_FILE = Path(__file__).resolve().parent.parent / "prompts" / "vantage_boxes.yaml"
 DOMAIN = {"warehouse": "W", "warehouse_sot": "W", "intersection": "T", "intersection_forward": "T",
-          "intersection_aerial": "T", "entrance": "S"}
+          "intersection_aerial": "T", "entrance": "S", "entrance_crowd": "S"}
 
 # How each tracked category is named in a prompt (pallets are not asked about: the racks and
 # floor stacks hold pallets that are not agents, so "every pallet" has no ground truth).

@@ -1,0 +1,83 @@
+"""entrance_crowd rendered for real (one clip, 8 frames at 320x240, preview samples): the
+entrance render test's box check (object-index pass against the boxes computed without
+Blender), every passer clear or absent in every frame as the draw promised, Object
+Localization keeping every frame with a crowd of boxes, and the clip's events the base
+script's."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from blender_envs.registry import get_environment
+from conftest import preview_quality, run_config
+from packagers.vantage_tasks import object_localization
+from packagers.vantage_tasks.box_scene import load_clip, min_visible_px, pixel_box
+from test_entrance_render import check_body_boxes
+
+pytestmark = pytest.mark.render
+
+SEED = 7             # root seed 7, clip 0: 35 passers placed (target 64), a day lobby
+LONG_SIDE = 320      # the smallest passer (30 px tall at 640) keeps >= min_visible_px here
+N_BOXES = [35, 36, 36, 36, 35, 34, 34, 34]     # Object Localization boxes per frame (all 8 frames kept)
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    from render_farm.runner import render
+
+    summary = render(run_config(tmp_path_factory.mktemp("entrance_crowd"), env="entrance_crowd", n=1, seed=SEED,
+                                workers=1, quality=preview_quality(long_side_px=LONG_SIDE)))
+    assert summary.clips == 1 and summary.frames == 8 and not summary.failed_scenes
+    return summary.run_dir
+
+
+def _clip(run):
+    (path,) = sorted((run / "clips").glob("*.json"))
+    clip = json.loads(path.read_text())
+    state = json.loads((run / "scenes" / f"{clip['scene_id']}.json").read_text())
+    return clip, get_environment("entrance_crowd").spec_model.model_validate(state["spec"])
+
+
+def test_body_boxes_match_the_object_index_pass(run):
+    clip, spec = _clip(run)
+    errors, categories = check_body_boxes(run, clip, LONG_SIDE)
+    assert categories >= {"person"} and len(errors) >= 4 * 8 * 25       # most passers are checked in every frame
+
+
+def test_every_passer_is_clear_or_absent(run):
+    """What the draw arranged analytically holds in the render: a passer whose body box lies in
+    the frame has at least min_visible_px pixels and at least half its surface unhidden; one
+    outside has no pixel."""
+    clip, spec = _clip(run)
+    min_px = min_visible_px(LONG_SIDE, LONG_SIDE * 3 // 4)
+    passers = set(spec.crowd.passers)
+    seen = 0
+    for f in clip["frames"]:
+        for o in f["objects"]:
+            if o["track_id"] not in passers:
+                continue
+            if o["body_box_xyxy"] is None:
+                assert not o["visible_px"], (f["index"], o["track_id"])
+                continue
+            seen += 1
+            assert o["visible_px"] >= min_px and o["visible_fraction"] >= 0.5, (f["index"], o)
+    assert seen >= 8 * 30
+
+
+def test_object_localization_keeps_every_frame_with_a_crowd(run):
+    clip, spec = _clip(run)
+    items = object_localization.items_for_clip(load_clip(run, clip["clip_id"]))
+    assert [it.tags["n_boxes"] for it in items] == N_BOXES
+    for it, f in zip(items, clip["frames"]):
+        want = sorted(pixel_box(o["box_xyxy"]) for o in f["objects"] if o["category"] == "person" and o["visible_px"])
+        assert sorted(map(tuple, it.answer.boxes)) == want and it.answer.category == "person"
+        assert it.domain == "S" and it.env == "entrance_crowd"
+
+
+def test_clip_events_are_the_base_scripts(run):
+    clip, spec = _clip(run)
+    env = get_environment("entrance_crowd")
+    assert clip["events"] == [e.model_dump(exclude_none=True) for e in env.events(spec)]
+    assert sorted((e["type"], sorted(e["actors"])) for e in clip["events"]) == \
+        sorted((s.type, sorted(s.actors)) for s in spec.scripts if s.positive)

@@ -306,3 +306,48 @@ def test_rendered_plates_mesh_terms_mask_and_ocr():
         pytest.skip(NO_TESS)
     print("car_plate OCR reads", reads)
     assert reads["accepted"] >= 2 and reads["legibility_rejected"] <= 3, reads      # of 3 and of 6
+
+
+# ------------------------------------------------------------------ the ground truth's and frame terms' wiring
+
+@pytest.mark.parametrize("end", ["front", "rear"])
+def test_ground_truth_carries_each_term_geometry_rounded(end):
+    """Every key of the ground truth from its own function of the spec and pose: four decimals for
+    the term values, three for the corners, six for the character height; the plate's mask pixels
+    counted on the plate object's pass index; corners None once a corner is behind the camera."""
+    from geometry.camera import project
+
+    spec = spec_of(3)
+    car = spec.lot.subject
+    pose = _square_pose(spec, end, 2.345, off_deg=17.0)
+    view = SimpleNamespace(pose=pose, target=f"subject_plate:{end}")
+    ids = {env_mod.plate_object(end): 41}
+    mask_index = np.zeros((pose.height, pose.width), np.int32)
+    mask_index[10:20, 30:37] = 41
+    mask_index[0, 0] = 42
+    frame = SimpleNamespace(object_index=mask_index, image=np.zeros((pose.height, pose.width, 3), np.uint8))
+    geo = SimpleNamespace(spec=spec, object_id=ids.__getitem__)
+    gt = cp.ground_truth(geo, view, frame)
+    uv, _ = project(env_mod.plate_corners(car, end), pose.K_array(), pose.cam_to_world_array())
+    _, _, lay = ptex.plate_texture(car.plate)
+    want = {"plate_end": end, "embossed": car.plate.style.embossed, "body_style": car.body.style,
+            "color": car.color, "char_height_m": round(lay["char_height_m"], 6),
+            "char_px": round(cp.char_px(car, end, pose), 4),
+            "view_angle_deg": round(cp.plate_view_angle(car, end, pose), 4),
+            "plate_bbox_fraction": round(cp.plate_bbox_fraction(car, end, pose), 4),
+            "plate_corners_px": np.round(uv, 3).tolist(),
+            "blur_at_plate_px": round(cp.blur_at_plate_px(car, end, pose), 4),
+            "distractors": len(spec.lot.cars) - 1, "plate_mask_px": 70, "acceptability_scored": False}
+    assert {k: gt[k] for k in want} == want
+    assert math.isclose(gt["view_angle_deg"], 17.0, abs_tol=1e-3)
+    assert "plate_mask_px" not in cp.ground_truth(geo, view)
+    behind = _square_pose(spec, end, 0.4, aim_offset=3.0 * env_mod.plate_frame(car, end)[:3, 2])   # faces away
+    assert cp.ground_truth(geo, SimpleNamespace(pose=behind, target=view.target))["plate_corners_px"] is None
+    # the frame terms read the target plate's pixels only
+    img = np.full((pose.height, pose.width, 3), 255, np.uint8)
+    img[10:20, 30:37] = 20
+    t = {x.name: x for x in cp.score_frame(geo, view, SimpleNamespace(image=img, object_index=mask_index))}
+    assert t["plate_saturated"].value == 0.0 and t["plate_contrast"].value is not None
+    for bad in (end, f"subject_plate:{end}s", "subject_plate"):
+        with pytest.raises(ValueError, match="names no plate end"):
+            cp.target_end(SimpleNamespace(target=bad))

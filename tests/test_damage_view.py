@@ -704,3 +704,47 @@ def test_rendered_arch_damage_mask_leaves_out_the_opening(built_arch):
     iou_ignored = (mask & ellipse).sum() / (mask | ellipse).sum()
     assert want.sum() > 200 and iou >= 0.9 and iou_ignored < 0.8, (iou, iou_ignored, mask.sum(), want.sum())
     assert (mask & opening & ellipse).sum() <= 0.02 * (opening & ellipse).sum()
+
+
+# ------------------------------------------------------------------ the ground truth's and frame terms' wiring
+
+def test_ground_truth_carries_each_term_geometry_rounded():
+    """Every key from its own function of the spec and pose (six decimals), the mask counts on the
+    damage object's and the damaged panel's pass indices, contrasting pixels against that panel's
+    paint only; without a frame no pixel keys."""
+    from blender_envs.vehicle.damage_view import neighbours
+
+    spec = spec_of(7)
+    pose = _site_pose(spec, 20.0, 0.8)
+    body, site = spec.lot.subject.body, spec.damage
+    ids = {dmod.DAMAGE_OBJECT: 61, sv.panel_object(spec): 62, "subject_other": 63}
+    geo = SimpleNamespace(spec=spec, object_id=ids.__getitem__)
+    index = np.zeros((pose.height, pose.width), np.int32)
+    index[100:110, 200:210] = 61                     # 100 damage px
+    index[100:110, 210:230] = 62                     # 200 paint px of the damaged panel
+    index[0:50, 0:50] = 63                           # another panel, ignored
+    image = np.full((pose.height, pose.width, 3), 128, np.uint8)
+    image[100:105, 200:210] = 30                     # 50 damage px far from the paint's median luma
+    image[0:50, 0:50] = 30                           # dark elsewhere: no effect on the reference
+    frame = SimpleNamespace(image=image, object_index=index)
+    gt = sv.ground_truth(geo, SimpleNamespace(pose=pose), frame)
+    centre, normal, u, v = sv.site_frame(spec)
+    nb_name, nb = sv.neighbour_in_frame(pose, sv.neighbour_world_samples(spec), neighbours(body, site))
+    want = {"panel": site.panel, "neighbour_panels": neighbours(body, site), "best_neighbour": nb_name,
+            "neighbour_in_frame": round(nb, 6), "semi_axes_cm": list(site.semi_axes_cm), "depth_mm": site.depth_mm,
+            "site_center_world": [round(float(x), 6) for x in centre], "body_style": body.style,
+            "color": spec.lot.subject.color, "distance_m": round(float(np.linalg.norm(pose.center - centre)), 6),
+            "view_angle_deg": round(sv.view_angle_deg(pose.center, centre, normal), 6),
+            "px_per_cm": round(sv.px_per_cm(pose, centre, u, v), 6),
+            "damage_in_frame_fraction": round(sv.in_frame_fraction(pose, sv.site_world_samples(spec)), 6),
+            "damage_mask_px": 100, "damage_contrasting_px": 50}
+    assert {k: gt[k] for k in want} == want
+    assert math.isclose(gt["distance_m"], 0.8, abs_tol=1e-3) and math.isclose(gt["view_angle_deg"], 20.0, abs_tol=0.05)
+    assert not {"damage_mask_px", "damage_contrasting_px"} & set(sv.ground_truth(geo, SimpleNamespace(pose=pose)))
+    dmg, paint = sv.frame_masks(geo, index)
+    assert (int(dmg.sum()), int(paint.sum())) == (100, 200)
+    (t,) = sv.score_frame(geo, SimpleNamespace(pose=pose), frame)
+    assert t.value == 50
+    # the reference is the panel's own paint: other pixels' luma never moves it
+    assert sv.contrasting_pixels(image, dmg, np.zeros_like(paint)) == 0
+    assert sv.contrasting_pixels(image, dmg, paint | dmg) == 50          # damage pixels are not paint

@@ -351,3 +351,37 @@ def test_ground_truth_carries_each_term_geometry_rounded(end):
     for bad in (end, f"subject_plate:{end}s", "subject_plate"):
         with pytest.raises(ValueError, match="names no plate end"):
             cp.target_end(SimpleNamespace(target=bad))
+
+
+def test_score_scene_ray_casts_the_plate_points_against_the_mesh():
+    """A mesh of the plate (pass index 41) and, 0.2 m in front of it, a board over the columns of
+    plate points left of u = -0.06 W (4 of the 9): in frame 1, unoccluded 5/9, and every other
+    term as the spec alone gives it. Without the board: unoccluded 1."""
+    from geometry.raycast import Raycaster, SceneMesh
+
+    spec = spec_of(3)
+    car, end = spec.lot.subject, "rear"
+    pose = _square_pose(spec, end, 2.345)
+    T = env_mod.plate_frame(car, end)
+    X, r, up, n = T[:3, 3], T[:3, 0], T[:3, 1], T[:3, 2]
+    W = PLATE_SIZE_M[0]
+    corners = env_mod.plate_corners(car, end)
+    board = np.array([X + 0.2 * n + a * r + b * up for a, b in ((-W, -0.5), (-0.06 * W, -0.5), (-0.06 * W, 0.5),
+                                                                    (-W, 0.5))])
+
+    def geo_with(parts):
+        V = np.concatenate([p for p, _ in parts])
+        tris = [[4 * k, 4 * k + 1, 4 * k + 2] for k in range(len(parts))] + \
+               [[4 * k, 4 * k + 2, 4 * k + 3] for k in range(len(parts))]
+        ids = [i for _, i in parts] * 2
+        mesh = SceneMesh(vertices=V, triangles=np.array(tris), tri_object_id=np.array(ids),
+                         object_ids=np.array(sorted(set(ids))), object_names=[f"o{i}" for i in sorted(set(ids))])
+        return SimpleNamespace(spec=spec, raycaster=Raycaster(mesh), object_id={env_mod.plate_object(end): 41}.get)
+
+    view = SimpleNamespace(pose=pose, target=f"subject_plate:{end}")
+    for parts, unoccluded in (([(corners, 41), (board, 99)], 5 / 9), ([(corners, 41)], 1.0)):
+        got = cp.score_scene(geo_with(parts), view)
+        want = cp.scene_terms_of(spec, pose, end, 1.0, unoccluded)
+        assert [(t.name, t.value) for t in got][:1] == [("plate_in_frame", 1.0)]
+        assert math.isclose(got[1].value, unoccluded, abs_tol=1e-6) and got[1].name == "plate_unoccluded"
+        assert [(t.name, t.value) for t in got[2:]] == [(t.name, t.value) for t in want[2:]]

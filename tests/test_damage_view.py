@@ -748,3 +748,17 @@ def test_ground_truth_carries_each_term_geometry_rounded():
     # the reference is the panel's own paint: other pixels' luma never moves it
     assert sv.contrasting_pixels(image, dmg, np.zeros_like(paint)) == 0
     assert sv.contrasting_pixels(image, dmg, paint | dmg) == 50          # damage pixels are not paint
+
+
+def test_score_scene_is_the_spec_terms_with_the_ray_cast_unoccluded_share():
+    """score_scene casts the site's samples against the scene mesh on the damage object's pass
+    index: a pose seeing the site gives the terms of the spec with that share (here 1: nothing in
+    front); the same mesh with the damage under another index sees it wholly occluded."""
+    spec = spec_of(7)
+    rc = Raycaster(subject_mesh(spec))
+    view = SimpleNamespace(pose=_site_pose(spec, 20.0, 0.8))
+    for index, share in ((dmod.DAMAGE_PASS, 1.0), (dmod.DAMAGE_PASS + 1000, 0.0)):
+        geo = SimpleNamespace(spec=spec, raycaster=rc, object_id={dmod.DAMAGE_OBJECT: index}.__getitem__)
+        got = sv.score_scene(geo, view)
+        assert got == sv.scene_terms_of(spec, view.pose, share)
+        assert {t.name: t.value for t in got}["damage_unoccluded"] == share

@@ -294,3 +294,36 @@ def test_rendered_subject_mask_agrees_with_the_projected_hull():
         vs, us = np.nonzero(mask)
         share = (us.ptp() + 1) * (vs.ptp() + 1) / mask.size
         assert (fill >= cv.CAR_FILL_MIN) == (share >= cv.CAR_FILL_MIN) == (name == "framed"), (name, fill, share)
+
+
+# ------------------------------------------------------------------ the ground truth's wiring
+
+def test_ground_truth_and_mask_stats_wiring():
+    """The view's face keys, the requested face from the target, the fractions rounded, the
+    distractor count; with a frame, the subject's mask share and its bbox's share of the frame
+    over every subject object id (others ignored)."""
+    spec = spec_of(4)
+    car = spec.lot.subject
+    pose = _side_pose(spec, 9.0)
+    objects = [SimpleNamespace(id=3, name="subject_body"), SimpleNamespace(id=4, name="subject_wheel_fl"),
+               SimpleNamespace(id=5, name="car1_body")]
+    geo = SimpleNamespace(spec=spec, state=SimpleNamespace(objects=objects))
+    assert cv.subject_ids(geo) == [3, 4]
+    index = np.zeros((pose.height, pose.width), np.int32)
+    index[10:20, 10:30] = 3                          # 200 px
+    index[30:40, 50:60] = 4                          # 100 px: bbox rows 10-39, cols 10-59 -> 30 x 50
+    index[100:200, 100:200] = 5                      # a distractor
+    gt = cv.ground_truth(geo, SimpleNamespace(pose=pose, target="subject:driver_side"),
+                         SimpleNamespace(object_index=index))
+    in_frame, fill = cv.in_frame_and_fill(pose, car.placement, car.body)
+    assert gt["requested_face"] == "driver_side" and gt["color"] == car.color
+    assert gt["distractors"] == len(spec.lot.cars) - 1
+    assert (gt["car_in_frame_fraction"], gt["car_bbox_fraction"]) == (cv._r(in_frame), cv._r(fill))
+    assert gt["subject_mask_fraction"] == round(300 / (pose.width * pose.height), 6)
+    assert gt["subject_mask_bbox_fraction"] == round(30 * 50 / (pose.width * pose.height), 6)
+    bare = cv.ground_truth(geo, SimpleNamespace(pose=pose, target="subject"))
+    assert bare["requested_face"] is None and "subject_mask_fraction" not in bare
+    assert cv.mask_stats(np.zeros((4, 4), np.int32), [3]) == {"subject_mask_fraction": 0.0,
+                                                             "subject_mask_bbox_fraction": 0.0}
+    assert cv.score_frame(geo, None, None) == [] and cv.score_scene(geo, SimpleNamespace(pose=pose)) == \
+        cv.scene_terms_of(spec, pose)

@@ -343,3 +343,45 @@ def test_rendered_board_mesh_terms_mask_and_ocr():
         pytest.skip(NO_TESS)
     print("ro_board OCR reads", reads)
     assert reads == {"accepted": 2, "accepted_ro": 2, "legibility_rejected": 2, "rejected_frames": 4}, reads
+
+
+# ------------------------------------------------------------------ the ground truth's and frame terms' wiring
+
+def test_ground_truth_carries_each_term_geometry_rounded():
+    """Every key from its own function of the spec and pose (four decimals, five for the row
+    height, three for the corners), the board's mask pixels on its pass index, the frame terms on
+    the board's pixels only; corners None once a corner is behind the camera."""
+    from geometry.camera import project
+    from scorers.car_view import in_frame_and_fill
+
+    spec = spec_of(2)
+    b, car = spec.board, spec.lot.subject
+    T = env_mod.board_frame(b)
+    X, n = T[:3, 3], T[:3, 2]
+    pose = pose_for_phone(spec.phone, "main", 1.0, "landscape", 640, look_at(X + 0.9 * n, X), "pinhole", None,
+                          1 / 250)
+    geo = SimpleNamespace(spec=spec, object_id={env_mod.BOARD_OBJECT: 51}.__getitem__)
+    index = np.zeros((pose.height, pose.width), np.int32)
+    index[200:230, 300:340] = 51                      # 1,200 board px
+    index[0:5, 0:5] = 52
+    image = np.full((pose.height, pose.width, 3), 255, np.uint8)
+    image[200:215, 300:340] = 0                       # the board's upper half dark, the rest saturated
+    frame = SimpleNamespace(image=image, object_index=index)
+    view = SimpleNamespace(pose=pose)
+    gt = rb.ground_truth(geo, view, frame)
+    uv, _ = project(env_mod.board_corners(b), pose.K_array(), pose.cam_to_world_array())
+    car_in, fill = in_frame_and_fill(pose, car.placement, car.body)
+    want = {"color": car.color, "board_face": b.face, "board_style": b.style,
+            "text_row_m": round(rb.row_height_m(b), 5), "text_row_px": round(rb.text_row_px(b, pose), 4),
+            "view_angle_deg": round(rb.board_view_angle(b, pose), 4), "board_corners_px": np.round(uv, 3).tolist(),
+            "car_in_frame_fraction": round(car_in, 4), "car_bbox_fraction": round(fill, 4),
+            "blur_at_board_px": round(rb.blur_at_board_px(b, pose), 4), "distractors": len(spec.lot.cars) - 1,
+            "board_mask_px": 1200}
+    assert {k: gt[k] for k in want} == want
+    assert gt["view_angle_deg"] < 0.01
+    assert "board_mask_px" not in rb.ground_truth(geo, view)
+    away = pose_for_phone(spec.phone, "main", 1.0, "landscape", 640, look_at(X + 0.9 * n, X + 3 * n), "pinhole",
+                          None, 1 / 250)
+    assert rb.ground_truth(geo, SimpleNamespace(pose=away))["board_corners_px"] is None
+    t = {x.name: x for x in rb.score_frame(geo, view, frame)}
+    assert t["board_saturated"].value == 0.5 and not t["board_saturated"].passed

@@ -385,3 +385,57 @@ def test_ground_truth_carries_each_term_geometry_rounded():
     assert rb.ground_truth(geo, SimpleNamespace(pose=away))["board_corners_px"] is None
     t = {x.name: x for x in rb.score_frame(geo, view, frame)}
     assert t["board_saturated"].value == 0.5 and not t["board_saturated"].passed
+
+
+def _tri_areas(mesh, oid):
+    V, T = mesh.vertices.astype(float), mesh.triangles[mesh.tri_object_id == oid]
+    return 0.5 * np.linalg.norm(np.cross(V[T[:, 1]] - V[T[:, 0]], V[T[:, 2]] - V[T[:, 0]]), axis=1)
+
+
+def test_local_mesh_is_the_board_its_backing_the_hand_and_the_subjects_panels():
+    """The face is the W x H rectangle on the board's plane, wound towards its normal; the backing
+    a box 2 mm larger each way, from 0.1 mm behind the face to the board's thickness; the subject's
+    panels one quad each (their areas sum to the rectangles'); the four ids and names."""
+    from blender_envs.vehicle.body import panels
+
+    spec = spec_of(2)
+    b = spec.board
+    mesh = rb.local_mesh(spec)
+    assert list(mesh.object_ids) == [rb.SUBJECT_LOCAL_ID, 85, 86, 87]
+    assert list(mesh.object_names) == ["subject", "ro_board", "ro_board_back", "ro_board_hand"]
+    W, H = b.size_m
+    T = env_mod.board_frame(b)
+    face = mesh.triangles[mesh.tri_object_id == 85]
+    assert len(face) == 2 and math.isclose(_tri_areas(mesh, 85).sum(), W * H, rel_tol=1e-5)
+    V = mesh.vertices.astype(float)
+    local = (V - T[:3, 3]) @ T[:3, :3]                   # board frame coordinates
+    fl = local[face.ravel()]
+    assert np.allclose(fl[:, 2], 0, atol=1e-6) and np.allclose(np.abs(fl[:, :2]).max(axis=0), [W / 2, H / 2], atol=1e-6)
+    n = np.cross(V[face[:, 1]] - V[face[:, 0]], V[face[:, 2]] - V[face[:, 0]])
+    assert (n @ T[:3, 2] > 0).all()                      # wound towards the board's normal
+    back = local[np.unique(mesh.triangles[mesh.tri_object_id == 86])]
+    assert np.allclose(back.min(axis=0), [-W / 2 - 0.002, -H / 2 - 0.002, -rb.BOARD_THICK_M - 1e-4], atol=1e-6)
+    assert np.allclose(back.max(axis=0), [W / 2 + 0.002, H / 2 + 0.002, -1e-4], atol=1e-6)
+    rects = [r for rs in panels(spec.lot.subject.body).values() for r in rs]
+    assert (mesh.tri_object_id == rb.SUBJECT_LOCAL_ID).sum() == 2 * len(rects)
+    assert math.isclose(_tri_areas(mesh, rb.SUBJECT_LOCAL_ID).sum(), sum(4 * r.half_u * r.half_v for r in rects),
+                        rel_tol=1e-4)
+    assert (mesh.tri_object_id == 87).sum() == 12 * len(env_mod.hand_boxes(b))
+
+
+def test_score_scene_uses_the_scene_mesh_on_the_boards_pass_index():
+    """With the local mesh as the scene, score_scene equals the pure terms; the text seen from in
+    front is unoccluded, from behind (through the backing) hidden."""
+    spec = spec_of(2)
+    b = spec.board
+    T = env_mod.board_frame(b)
+    X, n = T[:3, 3], T[:3, 2]
+    rc = rb.local_raycaster(spec)
+    geo = SimpleNamespace(spec=spec, raycaster=rc, object_id={env_mod.BOARD_OBJECT: 85}.__getitem__)
+    for side, share in ((1.0, 1.0), (-1.0, 0.0)):
+        pose = pose_for_phone(spec.phone, "main", 1.0, "landscape", 640, look_at(X + side * 0.9 * n, X), "pinhole",
+                              None, 1 / 250)
+        view = SimpleNamespace(pose=pose)
+        got = rb.score_scene(geo, view)
+        assert got == rb.pure_scene_terms(spec, view) == rb.pure_scene_terms(spec, view, rc)
+        assert {t.name: t.value for t in got}["board_unoccluded"] == share

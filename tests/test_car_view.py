@@ -243,7 +243,8 @@ def test_score_frame_reads_nothing_and_mask_stats_worked():
 def _check_far_cars(scene, spec, info):
     """vehicle-6's far cars: far car j is one object `far{j}` with pass index 1000 + j, at its
     placement, sharing one mesh per template; that mesh keeps FAR_DECIMATE of the template's
-    triangles (within 10%) and every material the template's parts use."""
+    triangles (within 10%) and every material the template's parts use, the plate's as it was
+    before print_plates (far cars' plates are plain: at 10 m and more no serial reads)."""
     from blender_envs.core.bpy_env import bpy
     from blender_envs.vehicle.body import car_to_world
     from blender_envs.vehicle.far_cars_build import FAR_CAR_FIRST_PASS, FAR_DECIMATE
@@ -265,7 +266,9 @@ def _check_far_cars(scene, spec, info):
             tris += len(o.data.loop_triangles)
         me.calc_loop_triangles()
         assert abs(len(me.loop_triangles) - FAR_DECIMATE * tris) <= 0.1 * FAR_DECIMATE * tris
-        assert {m.name for m in me.materials} == {o.data.materials[0].name for o in parts}
+        printed = {o.data.materials[0].name for o in parts}          # the distractor's plates are printed since,
+        assert f"car{k}_plate_print" in printed                        # the far copy keeps the plain plate
+        assert {m.name for m in me.materials} == printed - {f"car{k}_plate_print"} | {f"car{k}_plate"}
 
 
 @pytest.mark.render

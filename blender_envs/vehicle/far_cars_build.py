@@ -5,7 +5,8 @@ its materials and smooth flags) into one mesh and decimated once (`FAR_DECIMATE`
 triangles kept); each far car is then one object sharing that mesh, so 60-90 extra cars cost
 a few seconds of build and a few hundred thousand exported triangles instead of minutes and
 millions. They stand beyond the clear disc (lot.py), 20 m and more from the phone, where a
-car is at most a hundred pixels long: the decimation does not show there.
+car is at most a hundred pixels long: the decimation does not show there. The merge runs
+before plate_build prints the distractors' plates, so far cars carry plain plates.
 """
 from __future__ import annotations
 

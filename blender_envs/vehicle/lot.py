@@ -82,7 +82,8 @@ class LotCar(_M):
 
 class FarCar(_M):
     """A parked car beyond the distractors: `template`'s body and paint (a lot.cars index >= 1)
-    in another free bay. Its plate is the template's too (unreadable at that distance)."""
+    in another free bay. Its plates are plain (merged before plate_build prints the
+    template's): at that distance no serial reads."""
 
     template: int
     placement: Placement

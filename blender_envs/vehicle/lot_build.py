@@ -251,10 +251,40 @@ def foliage_material():
     return mat
 
 
+SKYLINE_WINDOW_M = (3.0, 3.4, 0.9)   # window pitch along a facade, storey height, wall between windows
+
+
 def skyline_material(lot: LotSpec):
-    """Distant buildings: one light-grey facade material tinted per block by position noise."""
+    """Distant buildings: facades tinted by position noise (about one tone per block) with a
+    grid of dark windows, a Brick texture on (x + y, z) so every vertical face gets rows of
+    windows one storey apart (a plain grey block read as a featureless monolith)."""
     c = np.mean([b.color for b in lot.skyline], axis=0)
-    return _noisy("skyline", [float(v) for v in c], 0.05, 0.6, roughness=0.8)
+    mat = _noisy("skyline", [float(v) for v in c], 0.05, 0.6, roughness=0.8)
+    nt = mat.node_tree
+    bsdf = nt.nodes["Principled BSDF"]
+    wall = bsdf.inputs["Base Color"].links[0].from_socket
+    tc = nt.nodes.new("ShaderNodeTexCoord")
+    sep = nt.nodes.new("ShaderNodeSeparateXYZ")
+    nt.links.new(tc.outputs["Object"], sep.inputs["Vector"])
+    add = nt.nodes.new("ShaderNodeMath")
+    add.operation = "ADD"
+    nt.links.new(sep.outputs["X"], add.inputs[0])
+    nt.links.new(sep.outputs["Y"], add.inputs[1])
+    vec = nt.nodes.new("ShaderNodeCombineXYZ")
+    nt.links.new(add.outputs[0], vec.inputs["X"])
+    nt.links.new(sep.outputs["Z"], vec.inputs["Y"])
+    brick = nt.nodes.new("ShaderNodeTexBrick")
+    brick.offset = 0.0
+    pitch, storey, wall_m = SKYLINE_WINDOW_M
+    for k, v in (("Scale", 1.0), ("Mortar Size", wall_m), ("Mortar Smooth", 0.0), ("Brick Width", pitch),
+                 ("Row Height", storey), ("Bias", 0.0)):
+        brick.inputs[k].default_value = v
+    brick.inputs["Color1"].default_value = (0.025, 0.03, 0.04, 1.0)      # glass
+    brick.inputs["Color2"].default_value = (0.035, 0.04, 0.05, 1.0)
+    nt.links.new(vec.outputs["Vector"], brick.inputs["Vector"])
+    nt.links.new(wall, brick.inputs["Mortar"])
+    nt.links.new(brick.outputs["Color"], bsdf.inputs["Base Color"])
+    return mat
 
 
 def build_lot(scene, lot: LotSpec) -> list[SceneObject]:

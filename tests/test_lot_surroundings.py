@@ -140,3 +140,17 @@ def test_car_plate_and_ro_board_discs_are_sized_to_their_own_poses():
             assert lot.clear_radius_m == pytest.approx(radius(lot.subject.body), abs=1e-4)
             near = min(rect_disc_distance(footprint_corners(c)) for c in lot.cars[1:])
             assert lot.clear_radius_m < near < 14.0 + 6.0 * (name == "ro_board")   # parked cars close by
+
+
+def test_skyline_faces_carry_their_blocks_colour():
+    from blender_envs.vehicle.lot_build import SKYLINE_RGB, skyline_part
+
+    lot = spec_of(1).lot
+    (V, F), rgb = skyline_part(lot)
+    assert len(F) == 6 * len(lot.skyline) and len(V) == 8 * len(lot.skyline)
+    for k, b in enumerate(lot.skyline):
+        got = [rgb[key][6 * k:6 * k + 6] for key in SKYLINE_RGB]
+        assert np.allclose(got, np.repeat(np.asarray(b.color)[:, None], 6, axis=1))
+        box = V[8 * k:8 * k + 8]
+        assert box[:, 2].max() == pytest.approx(b.size_m[2]) and box[:, 2].min() == 0.0
+        assert box[:, :2].mean(axis=0) == pytest.approx(b.xy)

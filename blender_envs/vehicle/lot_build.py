@@ -3,7 +3,7 @@ behind the long sides, lamp posts, the Nishita sun and sky, and every parked car
 
 Merged meshes keep the object count (and the build) small: all bay lines are one object,
 all kerbs one, all lamp posts one. Pass indices (`LOT_PASS`): the lot's pieces below 100
-except the subject car, which takes 2..99 in car_build's order under the `subject_`
+except the subject car, which takes 2..89 in car_build's order under the `subject_`
 prefix; distractor k (1-based) takes 100 + 40 (k - 1) onwards under `car{k}_`; far car j
 (0-based, vehicle-6) takes 1000 + j under `far{j}` (far_cars_build).
 """
@@ -235,7 +235,7 @@ def crown_part(t) -> mesh_parts.Part:
 
 
 def foliage_material():
-    """Leaves: a dark green with lighter and yellower clumps and a strong fine bump, so a
+    """Leaves: a dark green, lighter and darker in clumps, with a strong fine bump, so a
     crown reads as foliage, not as a smooth ball."""
     mat = _noisy("tree_crowns", (0.045, 0.11, 0.035), 2.5, 0.6, roughness=0.85)
     nt = mat.node_tree
@@ -254,15 +254,35 @@ def foliage_material():
 SKYLINE_WINDOW_M = (3.0, 3.4, 0.9)   # window pitch along a facade, storey height, wall between windows
 
 
-def skyline_material(lot: LotSpec):
-    """Distant buildings: facades tinted by position noise (about one tone per block) with a
-    grid of dark windows, a Brick texture on (x + y, z) so every vertical face gets rows of
-    windows one storey apart (a plain grey block read as a featureless monolith)."""
-    c = np.mean([b.color for b in lot.skyline], axis=0)
-    mat = _noisy("skyline", [float(v) for v in c], 0.05, 0.6, roughness=0.8)
+SKYLINE_RGB = ("skyline_r", "skyline_g", "skyline_b")   # per-face float attributes: the block's colour
+
+
+def skyline_part(lot: LotSpec) -> tuple[mesh_parts.Part, dict[str, np.ndarray]]:
+    """The distant blocks as one mesh, and each face's block colour (SKYLINE_RGB attributes)."""
+    parts, rgb = [], []
+    for b in lot.skyline:
+        (x, y), (sx, sy, h) = b.xy, b.size_m
+        V, F = mesh_parts.box_part((x - sx / 2, y - sy / 2, 0.0), (x + sx / 2, y + sy / 2, h))
+        parts.append((V, F))
+        rgb += [b.color] * len(F)
+    rgb = np.asarray(rgb, float)
+    return mesh_parts.merge_parts(parts), {k: rgb[:, i] for i, k in enumerate(SKYLINE_RGB)}
+
+
+def skyline_material():
+    """Distant buildings: each block's own colour (SKYLINE_RGB) with a grid of dark windows, a
+    Brick texture on (x + y, z) so every vertical face gets rows of windows one storey apart
+    (a plain grey block read as a featureless monolith)."""
+    mat = materials.principled("skyline", [0.5, 0.5, 0.5], 0.8)
     nt = mat.node_tree
     bsdf = nt.nodes["Principled BSDF"]
-    wall = bsdf.inputs["Base Color"].links[0].from_socket
+    comb = nt.nodes.new("ShaderNodeCombineColor")
+    for key, ch in zip(SKYLINE_RGB, ("Red", "Green", "Blue")):
+        at = nt.nodes.new("ShaderNodeAttribute")
+        at.attribute_type = "GEOMETRY"
+        at.attribute_name = key
+        nt.links.new(at.outputs["Fac"], comb.inputs[ch])
+    wall = comb.outputs["Color"]
     tc = nt.nodes.new("ShaderNodeTexCoord")
     sep = nt.nodes.new("ShaderNodeSeparateXYZ")
     nt.links.new(tc.outputs["Object"], sep.inputs["Vector"])
@@ -319,10 +339,9 @@ def build_lot(scene, lot: LotSpec) -> list[SceneObject]:
             "tree_trunk")
         add("tree_crowns", mesh_parts.merge_parts(crowns), foliage_material(), "tree_crown")
     if lot.skyline:
-        add("skyline", mesh_parts.merge_parts([mesh_parts.box_part(
-            (b.xy[0] - b.size_m[0] / 2, b.xy[1] - b.size_m[1] / 2, 0.0),
-            (b.xy[0] + b.size_m[0] / 2, b.xy[1] + b.size_m[1] / 2, b.size_m[2])) for b in lot.skyline]),
-            skyline_material(lot), "building")
+        part, rgb = skyline_part(lot)
+        ob = shapes.mesh_object(scene, "skyline", part, skyline_material(), LOT_PASS["skyline"], face_attrs=rgb)
+        objects.append(SceneObject(id=ob.pass_index, name="skyline", category="building", pass_index=ob.pass_index))
     materials.nishita_sun_and_sky(scene, lot.sun.elevation_deg, lot.sun.azimuth_deg, sun_strength=SUN_STRENGTH,
                                   sky_strength=SKY_STRENGTH, dust_density=SKY_DUST)
 

@@ -85,10 +85,10 @@ def _overlap(a: np.ndarray, b: np.ndarray) -> bool:
 def test_far_cars_honour_the_fill_share_and_an_empty_input():
     rng = np.random.default_rng(0)
     bays = [lot_mod.Bay(center=[100.0 + 2.7 * i, 0.0], facing=1) for i in range(200)]
-    far = lot_mod.sample_far_cars(rng, bays, 3, 10.0)
+    far = lot_mod.sample_far_cars(rng, bays, 3)
     assert 0.55 * 200 <= len(far) <= 0.85 * 200
     assert {f.template for f in far} == {1, 2, 3}
-    assert lot_mod.sample_far_cars(rng, [], 3, 10.0) == [] and lot_mod.sample_far_cars(rng, bays, 0, 10.0) == []
+    assert lot_mod.sample_far_cars(rng, [], 3) == [] and lot_mod.sample_far_cars(rng, bays, 0) == []
 
 
 @pytest.mark.parametrize("seed", range(6))

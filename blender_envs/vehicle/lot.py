@@ -224,8 +224,7 @@ def sample_trees(rng: np.random.Generator, half_x: float, half_y: float, buildin
     return out
 
 
-def sample_far_cars(rng: np.random.Generator, bays: list[Bay], n_templates: int,
-                    clear_radius_m: float) -> list[FarCar]:
+def sample_far_cars(rng: np.random.Generator, bays: list[Bay], n_templates: int) -> list[FarCar]:
     """Fill a `FAR_FILL` share of `bays` (the free bays the distractors left, all outside the
     clear disc by BAY_CLEAR_MARGIN_M) with copies of the distractors 1..n_templates, parked
     with the distractors' slop; in bay order."""
@@ -363,7 +362,7 @@ def sample_lot(rng: np.random.Generator, clear_radius_m: float, subject_body: Bo
     sun = SunSpec(elevation_deg=_r(rng.uniform(20.0, 70.0), 3), azimuth_deg=_r(rng.uniform(0.0, 360.0), 3))
     wear = [_r(v, 3) for v in rng.uniform(0.0, 1000.0, 3)]      # drawn last: every earlier draw as before
     taken = {int(j) for j in picks}
-    far = sample_far_cars(rng, [b for i, b in enumerate(free) if i not in taken], len(cars) - 1, clear_radius_m)
+    far = sample_far_cars(rng, [b for i, b in enumerate(free) if i not in taken], len(cars) - 1)
     trees, far_trees, skyline = sample_surroundings(rng, half_x, half_y, trees, back_side)
     return LotSpec(clear_radius_m=_r(clear_radius_m, 4), half_x_m=half_x, half_y_m=half_y,
                    row_ys=[_r(y, 3) for y in rows],

@@ -11,12 +11,12 @@ before plate_build prints the distractors' plates, so far cars carry plain plate
 from __future__ import annotations
 
 import numpy as np
-from mathutils import Matrix
 
-from blender_envs.core.bpy_env import bpy
-from blender_envs.vehicle.body import car_to_world
-from blender_envs.vehicle.lot import LotSpec
-from geometry.scene import SceneObject
+from blender_envs.core.bpy_env import bpy  # first: it makes mathutils importable
+from mathutils import Matrix  # noqa: E402
+from blender_envs.vehicle.body import car_to_world  # noqa: E402
+from blender_envs.vehicle.lot import LotSpec  # noqa: E402
+from geometry.scene import SceneObject  # noqa: E402
 
 FAR_CAR_FIRST_PASS = 1000     # far car j (0-based, lot.far_cars order) has pass index 1000 + j
 FAR_DECIMATE = 0.15           # share of a template's triangles kept

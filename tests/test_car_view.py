@@ -240,6 +240,37 @@ def test_score_frame_reads_nothing_and_mask_stats_worked():
 
 # ------------------------------------------------------------------ a real render
 
+def _check_far_cars(scene, spec, info):
+    """vehicle-6's far cars: far car j is one object `far{j}` with pass index 1000 + j, at its
+    placement, sharing one mesh per template; that mesh keeps FAR_DECIMATE of the template's
+    triangles (within 10%) and every material the template's parts use, the plate's as it was
+    before print_plates (far cars' plates are plain: at 10 m and more no serial reads)."""
+    from blender_envs.core.bpy_env import bpy
+    from blender_envs.vehicle.body import car_to_world
+    from blender_envs.vehicle.far_cars_build import FAR_CAR_FIRST_PASS, FAR_DECIMATE
+
+    far = spec.lot.far_cars
+    assert len(far) >= 30
+    got = {o.name: o.id for o in info.objects if o.category == "far_car"}
+    assert got == {f"far{j}": FAR_CAR_FIRST_PASS + j for j in range(len(far))}
+    meshes = {}
+    for j, f in enumerate(far):
+        ob = bpy.data.objects[f"far{j}"]
+        assert np.allclose(np.array(ob.matrix_world), car_to_world(f.placement), atol=1e-5)
+        assert meshes.setdefault(f.template, ob.data) is ob.data               # one mesh per template
+    for k, me in meshes.items():
+        parts = [o for o in scene.objects if o.name.startswith(f"car{k}_") and o.type == "MESH"]
+        tris = 0
+        for o in parts:
+            o.data.calc_loop_triangles()
+            tris += len(o.data.loop_triangles)
+        me.calc_loop_triangles()
+        assert abs(len(me.loop_triangles) - FAR_DECIMATE * tris) <= 0.1 * FAR_DECIMATE * tris
+        printed = {o.data.materials[0].name for o in parts}          # the distractor's plates are printed since,
+        assert f"car{k}_plate_print" in printed                        # the far copy keeps the plain plate
+        assert {m.name for m in me.materials} == printed - {f"car{k}_plate_print"} | {f"car{k}_plate"}
+
+
 @pytest.mark.render
 def test_rendered_subject_mask_agrees_with_the_projected_hull():
     """Tiny Cycles render (160 x 120, 1 sample) of a whole lot: on a framed pose the subject's
@@ -267,6 +298,7 @@ def test_rendered_subject_mask_agrees_with_the_projected_hull():
     for k in range(1, len(spec.lot.cars)):                          # distractor k keeps to its 40-id block
         block = [o.id for o in info.objects if o.name.startswith(f"car{k}_")]
         assert block and min(block) == 100 + 40 * (k - 1) and max(block) < 100 + 40 * k
+    _check_far_cars(scene, spec, info)
     car = spec.lot.subject
     b, p = car.body, car.placement
     results = {}

@@ -290,6 +290,39 @@ def test_lamps_sit_on_the_rounded_face(b):
 
 
 @pytest.mark.parametrize("b", BODIES, ids=lambda b: b.style)
+def test_lenses_dome_out_of_the_face_along_its_normal(b):
+    """vehicle-6 lenses: LAMP_PROUD_M out at the rim, LAMP_PROUD_M + the kind's bulge at the
+    centre, the pillow (1 - a^2)(1 - b^2) between, always along the flat lens's offset
+    direction (the shaped face's normal), and wound as the flat lens was (faces point out)."""
+    from blender_envs.vehicle import car_parts as C
+
+    for t in B.face_trim(b):
+        if t.kind not in C.LENS_BULGE_M:
+            continue
+        bulge = C.LENS_BULGE_M[t.kind]
+        V, F = C.lens_on_face(t, C.LAMP_PROUD_M, bulge, b)
+        u, v = (np.asarray(a) for a in B._AXES[t.face])
+        c = np.asarray(t.center)
+        A, Bv = (g.ravel() for g in np.meshgrid(np.linspace(-1, 1, C.LAMP_COLUMNS + 1),
+                                                np.linspace(-1, 1, C.LENS_ROWS + 1)))
+        flat = c + A[:, None] * t.half_u * u + Bv[:, None] * t.half_v * v
+        off = V - B.on_surface(b, t.face, flat)
+        d = np.linalg.norm(off, axis=1)
+        assert d == pytest.approx(C.LAMP_PROUD_M + bulge * (1 - A * A) * (1 - Bv * Bv), abs=1e-9), t.kind
+        assert d.max() == pytest.approx(C.LAMP_PROUD_M + bulge, abs=1e-9)          # the centre point
+        rim = (np.abs(A) == 1.0) | (np.abs(Bv) == 1.0)
+        assert d[rim] == pytest.approx(C.LAMP_PROUD_M, abs=1e-9)
+        Vf, _ = C._quad_on_face(t, 0.0, C.LAMP_PROUD_M, b)                       # the flat lens's rows
+        k = C.LAMP_COLUMNS + 1
+        assert V[:k] == pytest.approx(Vf[:k], abs=1e-12) and V[-k:] == pytest.approx(Vf[k:], abs=1e-12)
+        n = np.cross(u, v)
+        P = V[list(F[len(F) // 2])]
+        assert np.cross(P[1] - P[0], P[2] - P[0]) @ n > 0                          # wound to face out
+    parts = C.lamp_parts(b)
+    assert len(parts["headlamp_lenses"][1]) == 2 * C.LAMP_COLUMNS * C.LENS_ROWS
+
+
+@pytest.mark.parametrize("b", BODIES, ids=lambda b: b.style)
 def test_glass_stays_inside_the_body_outline(b):
     """No glass vertex stands outside the beltline's rounded outline or above the crowned roof."""
     from blender_envs.vehicle.car_build import _glass_part

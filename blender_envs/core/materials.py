@@ -55,14 +55,15 @@ def sun_and_sky(scene, elevation_deg: float, azimuth_deg: float, strength: float
 
 
 def nishita_sun_and_sky(scene, elevation_deg: float, azimuth_deg: float, sun_strength: float = 4.0,
-                        sky_strength: float = 0.25):
+                        sky_strength: float = 0.25, dust_density: float = 1.0):
     """Sun lamp + Nishita sky with the same sun (azimuth 0 = +y, 90 = +x).
 
     Convention check (rendered, Blender 4.5): a pinhole camera aimed along
     (sin r cos e, cos r cos e, sin e) with r = sun_rotation = 60 deg, e = 30 deg centres
     the Nishita sun disc; r = -60, 120, 240 do not. `sun_and_sky` shines from the same
     vector for azimuth = r, so sun_rotation = radians(azimuth). The sky's disc is off:
-    the lamp alone carries the direct sun (no double sun, crisp shadows).
+    the lamp alone carries the direct sun (no double sun, crisp shadows). `dust_density`
+    (Blender's default 1.0) below 1 clears the haze: a bluer sky, a less milky horizon.
     """
     sun = sun_and_sky(scene, elevation_deg, azimuth_deg, strength=sun_strength)
     nt = scene.world.node_tree
@@ -72,6 +73,7 @@ def nishita_sun_and_sky(scene, elevation_deg: float, azimuth_deg: float, sun_str
     sky.sun_elevation = math.radians(elevation_deg)
     sky.sun_rotation = math.radians(azimuth_deg)
     sky.sun_disc = False
+    sky.dust_density = dust_density
     nt.links.new(sky.outputs["Color"], bg.inputs["Color"])
     bg.inputs["Strength"].default_value = sky_strength
     return sun

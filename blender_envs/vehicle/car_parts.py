@@ -37,6 +37,9 @@ _TYRE_OUTER = ((RIM_FRAC, 0.012), (0.80, 0.0), (0.93, 0.008), (0.985, 0.025), (1
 
 
 LAMP_COLUMNS = 8            # a lamp's quad in this many columns along u, so it wraps round a rounded corner
+LENS_ROWS = 4               # a lens's rows along v (its bulge needs more than the flat quad's one)
+LENS_BULGE_M = {"headlamp": 0.012, "tail_lamp": 0.008, "indicator": 0.004}   # vehicle-6: the lens's dome at
+                            # its centre, out from LAMP_PROUD_M (a pillow: (1 - a^2)(1 - b^2), 0 at the rim)
 
 
 def _quad_on_face(t: FaceTrim, grow: float, proud: float, body: Body | None = None) -> Part:
@@ -58,6 +61,26 @@ def _quad_on_face(t: FaceTrim, grow: float, proud: float, body: Body | None = No
     k = LAMP_COLUMNS + 1
     P += proud * _end_normals(body, t.face, flat)
     return P, [(i, i + 1, k + i + 1, k + i) for i in range(LAMP_COLUMNS)]
+
+
+def lens_on_face(t: FaceTrim, proud: float, bulge: float, body: Body) -> Part:
+    """A lamp lens (vehicle-6): `_quad_on_face`'s strip on the shaped end face, in LENS_ROWS rows,
+    each point out along the face's normal by `proud` plus a pillow dome, `bulge` at the centre
+    and nothing at the rim, so the lens meets its bezel and bulges like a moulded lens over
+    the flat reflector behind it. Side-face items stay flat quads."""
+    if t.face in SIDES:
+        return _quad_on_face(t, 0.0, proud, body)
+    u, v = (np.asarray(a, float) for a in _AXES[t.face])
+    c = np.asarray(t.center, float)
+    su = np.linspace(-1.0, 1.0, LAMP_COLUMNS + 1)
+    sv = np.linspace(-1.0, 1.0, LENS_ROWS + 1)
+    A, Bv = (g.ravel() for g in np.meshgrid(su, sv))           # row by row along v
+    flat = c + A[:, None] * t.half_u * u + Bv[:, None] * t.half_v * v
+    dome = proud + bulge * (1.0 - A * A) * (1.0 - Bv * Bv)
+    P = on_surface(body, t.face, flat) + dome[:, None] * _end_normals(body, t.face, flat)
+    k = LAMP_COLUMNS + 1
+    return P, [(r * k + i, r * k + i + 1, (r + 1) * k + i + 1, (r + 1) * k + i)
+               for r in range(LENS_ROWS) for i in range(LAMP_COLUMNS)]
 
 
 def _end_normals(body: Body, face: str, flat: np.ndarray) -> np.ndarray:
@@ -85,7 +108,8 @@ def lamp_parts(body: Body) -> dict[str, Part]:
     """Merged parts by material: dark bezels (round every lamp and the grille), chrome
     headlamp reflectors, clear headlamp lenses, red tail-lamp lenses, amber indicator
     lenses, the grille, the door handles. Layered a millimetre apart in front of the
-    face: bezel 1 mm, reflector 2 mm, lenses and grille LAMP_PROUD_M."""
+    face: bezel 1 mm, reflector 2 mm, lenses and grille LAMP_PROUD_M; the lenses domed out
+    from there (vehicle-6, `lens_on_face`)."""
     groups: dict[str, list[Part]] = {"lamp_bezels": [], "headlamp_reflectors": [], "headlamp_lenses": [],
                                      "tail_lamps": [], "indicators": [], "grille": [], "door_handles": []}
     for t in face_trim(body):
@@ -93,7 +117,8 @@ def lamp_parts(body: Body) -> dict[str, Part]:
             groups["door_handles"].append(_handle_box(t, body))
             continue
         groups["lamp_bezels"].append(_quad_on_face(t, BEZEL_M, 0.001, body))
-        lens = _quad_on_face(t, 0.0, LAMP_PROUD_M, body)
+        lens = (lens_on_face(t, LAMP_PROUD_M, LENS_BULGE_M[t.kind], body) if t.kind in LENS_BULGE_M
+                else _quad_on_face(t, 0.0, LAMP_PROUD_M, body))
         if t.kind == "headlamp":
             groups["headlamp_reflectors"].append(_quad_on_face(t, 0.0, 0.002, body))
             groups["headlamp_lenses"].append(lens)

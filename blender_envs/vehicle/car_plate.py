@@ -20,7 +20,7 @@ import numpy as np
 
 from blender_envs.registry import Environment
 from blender_envs.vehicle.body import PLATE_SIZE_M, car_to_world, plate_centers, sample_body, sample_color
-from blender_envs.vehicle.car_view import GENERATOR_VERSION, SUBJECT_PREFIX, clear_radius, stage_rng
+from blender_envs.vehicle.car_view import GENERATOR_VERSION, SUBJECT_PREFIX, stage_rng
 from blender_envs.vehicle.lot import LotCar, LotSpec, sample_lot
 from geometry.camera import Phone, look_at, sample_phone, sample_phone_pose
 from geometry.scene import SceneSpec, View
@@ -37,6 +37,7 @@ CROUCH_HEIGHT_M = (0.45, 0.95)   # crouched to the plate
 CROUCH_SHARE = 0.40
 AIM_SD_FRAC = 0.05               # aim error, m per m of distance (each axis)
 ROLL_SD_DEG = 4.0
+CLEAR_MARGIN_M = 1.0             # clear disc radius = half a length + DISTANCE_M[1] + this (vehicle-6)
 
 
 class CarPlateSpec(SceneSpec):
@@ -44,8 +45,16 @@ class CarPlateSpec(SceneSpec):
     phone: Phone
 
 
+def clear_radius(length_m: float) -> float:
+    """The lot's clear disc (lot.py) for this environment's poses: a pose stands at most
+    DISTANCE_M[1] from a plate at most half a length from the car's centre, so this disc holds
+    every pose and every line from it to the plate. vehicle-6: car_view's 4.5 lengths before
+    (about 21 m, where these poses reach 8 m), which left the subject alone in an empty lot."""
+    return length_m / 2 + DISTANCE_M[1] + CLEAR_MARGIN_M
+
+
 def sample_scene(rng: np.random.Generator, scene_id: str, seed: int) -> CarPlateSpec:
-    """car_view's scene draw (same stages, same lot rules), under this environment's name."""
+    """car_view's scene draw (same stages, same lot rules, this environment's clear disc)."""
     root = int(rng.integers(0, 2**63 - 1))
     srng = stage_rng(root, "subject")
     body, color = sample_body(srng), sample_color(srng)

@@ -24,6 +24,14 @@ Distractors
 at least one distractor of the subject's body style and one of its colour (so "the
 silver sedan" is the subject, not just a silver car or a sedan), the rest are drawn as the
 subject is (style uniform, colour by US shares).
+
+Far cars (vehicle-6)
+--------------------
+A share `FAR_FILL` of the free bays the distractors left takes a parked "far car": a copy of
+one distractor's body and paint (`FarCar.template`), built once as a merged, decimated mesh
+and instanced (lot_build), so the rows beyond the disc read as a busy lot at little cost. They
+stand outside the clear disc like the distractors, so no label changes; they are drawn after
+every earlier draw, so the subject, distractors, lamps, sun and wear are those of vehicle-5.
 """
 from __future__ import annotations
 
@@ -44,6 +52,9 @@ ROW_PAIR_M = 2 * BAY_LENGTH_M + AISLE_M     # 19 m from one head-to-head pair to
 LINE_WIDTH_M = 0.10
 KERB_HEIGHT_M = 0.15
 KERB_WIDTH_M = 0.30
+FAR_TREE_BELT_M = (25.0, 70.0)   # beyond the lot's edge
+SKYLINE_M = (90.0, 220.0)         # distance of the distant buildings from the lot centre
+SKYLINE_BLOCKS = (14, 26)
 LOT_MARGIN_M = 14.0          # lot half-size = clear radius + this
 DISTRACTORS = (10, 18)        # inclusive range of parked distractor cars
 SAME_STYLE_SHARE = 0.25      # each further distractor: subject's style with this chance
@@ -52,6 +63,8 @@ PARK_JITTER_M = 0.15         # lateral / longitudinal slop of a parked car in it
 PARK_YAW_SD_DEG = 1.5
 PARK_YAW_MAX_DEG = 4.0       # the slop is clipped here, so a parked car never leaves its bay by more than
 BAY_CLEAR_MARGIN_M = 0.6     # ... this margin: bays this far outside the clear disc take distractors
+FAR_FILL = (0.55, 0.85)      # share of the bays left free that far cars take (uniform per lot)
+REVERSE_SHARE = 0.15         # parked nose-out (reversed in)
 
 
 class _M(BaseModel):
@@ -65,6 +78,15 @@ class LotCar(_M):
     color: str
     placement: Placement
     plate: Plate
+
+
+class FarCar(_M):
+    """A parked car beyond the distractors: `template`'s body and paint (a lot.cars index >= 1)
+    in another free bay. Its plates are plain (merged before plate_build prints the
+    template's): at that distance no serial reads."""
+
+    template: int
+    placement: Placement
 
 
 class Bay(_M):
@@ -98,6 +120,16 @@ class Tree(_M):
     crown: Literal["cone", "sphere"]
     crown_radius_m: float
     crown_height_m: float        # cone only (0 for a sphere)
+    lobes: list[list[float]] = []   # vehicle-6, round crowns: clumps (dx, dy, dz, radius) about the crown centre
+
+
+class SkylineBlock(_M):
+    """A distant building beyond the trees (vehicle-6): an axis-aligned block on the ground,
+    so the horizon is not a bare line of grass against the sky."""
+
+    xy: list[float]
+    size_m: list[float]          # x, y extent and height
+    color: list[float]
 
 
 class LotSpec(_M):
@@ -118,6 +150,9 @@ class LotSpec(_M):
     sun: SunSpec
     cars: list[LotCar]
     wear_offset: list[float] = [0.0, 0.0, 0.0]   # where this lot's asphalt wear pattern starts (lot_build)
+    far_cars: list[FarCar] = []                   # vehicle-6: the other free bays' parked cars
+    far_trees: list[Tree] = []                    # vehicle-6: a denser belt of trees 25-70 m beyond the lot
+    skyline: list[SkylineBlock] = []              # vehicle-6: distant buildings
 
     @property
     def subject(self) -> LotCar:
@@ -189,11 +224,79 @@ def sample_trees(rng: np.random.Generator, half_x: float, half_y: float, buildin
     return out
 
 
+def sample_far_cars(rng: np.random.Generator, bays: list[Bay], n_templates: int) -> list[FarCar]:
+    """Fill a `FAR_FILL` share of `bays` (the free bays the distractors left, all outside the
+    clear disc by BAY_CLEAR_MARGIN_M) with copies of the distractors 1..n_templates, parked
+    with the distractors' slop; in bay order."""
+    if not bays or n_templates < 1:
+        return []
+    share = float(rng.uniform(*FAR_FILL))
+    m = int(round(share * len(bays)))
+    out = []
+    for j in sorted(int(i) for i in rng.choice(len(bays), size=m, replace=False)):
+        bay = bays[j]
+        nose = bay.facing * (1 if rng.random() < 1.0 - REVERSE_SHARE else -1)
+        p = Placement(x=_r(bay.center[0] + rng.uniform(-PARK_JITTER_M, PARK_JITTER_M), 3),
+                      y=_r(bay.center[1] + rng.uniform(-PARK_JITTER_M, PARK_JITTER_M), 3),
+                      yaw_deg=_r(90.0 * nose + _slop(rng), 3))
+        out.append(FarCar(template=int(rng.integers(1, n_templates + 1)), placement=p))
+    return out
+
+
+def crown_lobes(rng: np.random.Generator, radius: float) -> list[list[float]]:
+    """5-8 clumps that make a round crown lumpy: one central, the rest round it, each inside
+    the crown's sphere (clump centre + clump radius <= 1.05 crown radius)."""
+    n = int(rng.integers(5, 9))
+    out = [[0.0, 0.0, 0.0, _r(0.72 * radius, 3)]]
+    for _ in range(n - 1):
+        rr = float(rng.uniform(0.38, 0.6)) * radius
+        d = rng.normal(size=3)
+        d = d / np.linalg.norm(d) * np.array([1.0, 1.0, 0.7])
+        c = d * (1.05 * radius - rr) * float(rng.uniform(0.7, 1.0))
+        out.append([_r(c[0], 3), _r(c[1], 3), _r(c[2], 3), _r(rr, 3)])
+    return out
+
+
+def sample_surroundings(rng: np.random.Generator, lot_half_x: float, lot_half_y: float, trees: list[Tree],
+                        building_side: int) -> tuple[list[Tree], list[Tree], list[SkylineBlock]]:
+    """vehicle-6 draws, after every vehicle-5 draw: lobes for the round crowns, a belt of far
+    trees round the lot (not in front of the building), distant blocks on the horizon."""
+    trees = [t.model_copy(update={"lobes": crown_lobes(rng, t.crown_radius_m)}) if t.crown == "sphere" else t
+             for t in trees]
+    far = []
+    for _ in range(int(rng.integers(50, 80))):
+        a = float(rng.uniform(0.0, 2.0 * math.pi))
+        dx, dy = math.cos(a), math.sin(a)
+        edge = min(lot_half_x / max(abs(dx), 1e-9), lot_half_y / max(abs(dy), 1e-9))
+        r = edge + float(rng.uniform(*FAR_TREE_BELT_M))
+        xy = [r * dx, r * dy]
+        if building_side * xy[1] > lot_half_y and abs(xy[0]) < lot_half_x + 14.0 and \
+                building_side * xy[1] < lot_half_y + 30.0:
+            continue                                    # the building stands there
+        cone = rng.random() < 0.3
+        rad = float(rng.uniform(1.8, 3.0) if cone else rng.uniform(3.0, 5.5))
+        t = Tree(xy=[_r(xy[0], 3), _r(xy[1], 3)], trunk_height_m=_r(rng.uniform(2.0, 4.0), 3),
+                 crown="cone" if cone else "sphere", crown_radius_m=_r(rad, 3),
+                 crown_height_m=_r(rng.uniform(8.0, 14.0) if cone else 0.0, 3))
+        far.append(t if cone else t.model_copy(update={"lobes": crown_lobes(rng, rad)}))
+    blocks = []
+    for _ in range(int(rng.integers(SKYLINE_BLOCKS[0], SKYLINE_BLOCKS[1] + 1))):
+        a = float(rng.uniform(0.0, 2.0 * math.pi))
+        r = float(rng.uniform(*SKYLINE_M))
+        g = float(rng.uniform(0.35, 0.75))
+        tint = rng.uniform([0.95, 0.93, 0.9], [1.05, 1.03, 1.05])
+        blocks.append(SkylineBlock(xy=[_r(r * math.cos(a), 3), _r(r * math.sin(a), 3)],
+                                   size_m=[_r(v, 3) for v in rng.uniform([12.0, 10.0, 6.0], [45.0, 30.0, 22.0])],
+                                   color=[_r(g * t) for t in tint]))
+    return trees, far, blocks
+
+
 def sample_lot(rng: np.random.Generator, clear_radius_m: float, subject_body: Body | None = None,
                subject_color: str | None = None) -> LotSpec:
     """Draw the lot around a subject car (drawn here when not given) and its distractors.
 
-    Draw order is fixed: subject, layout and materials, distractors, lamps, backdrops, trees, sun.
+    Draw order is fixed: subject, layout and materials, distractors, lamps, backdrops, trees, sun, wear,
+    then (vehicle-6) the far cars, crown lobes, far trees and skyline.
     """
     body = subject_body if subject_body is not None else sample_body(rng)
     color = subject_color if subject_color is not None else sample_color(rng)
@@ -229,7 +332,7 @@ def sample_lot(rng: np.random.Generator, clear_radius_m: float, subject_body: Bo
         style = body.style if k == 0 or rng.random() < SAME_STYLE_SHARE else None
         col = color if k == 1 or rng.random() < SAME_COLOR_SHARE else sample_color(rng)
         b = sample_body(rng, style)
-        nose = bay.facing * (1 if rng.random() < 0.85 else -1)       # a few reverse in
+        nose = bay.facing * (1 if rng.random() < 1.0 - REVERSE_SHARE else -1)       # a few reverse in
         p = Placement(x=_r(bay.center[0] + rng.uniform(-PARK_JITTER_M, PARK_JITTER_M), 3),
                       y=_r(bay.center[1] + rng.uniform(-PARK_JITTER_M, PARK_JITTER_M), 3),
                       yaw_deg=_r(90.0 * nose + _slop(rng), 3))
@@ -258,7 +361,11 @@ def sample_lot(rng: np.random.Generator, clear_radius_m: float, subject_body: Bo
     trees = sample_trees(rng, half_x, half_y, back_side)
     sun = SunSpec(elevation_deg=_r(rng.uniform(20.0, 70.0), 3), azimuth_deg=_r(rng.uniform(0.0, 360.0), 3))
     wear = [_r(v, 3) for v in rng.uniform(0.0, 1000.0, 3)]      # drawn last: every earlier draw as before
+    taken = {int(j) for j in picks}
+    far = sample_far_cars(rng, [b for i, b in enumerate(free) if i not in taken], len(cars) - 1)
+    trees, far_trees, skyline = sample_surroundings(rng, half_x, half_y, trees, back_side)
     return LotSpec(clear_radius_m=_r(clear_radius_m, 4), half_x_m=half_x, half_y_m=half_y,
                    row_ys=[_r(y, 3) for y in rows],
                    bays=bays, asphalt_color=asphalt, line_color=line, kerb_color=kerb, verge_color=verge,
-                   backdrops=backdrops, lamps=lamps, trees=trees, sun=sun, cars=cars, wear_offset=wear)
+                   backdrops=backdrops, lamps=lamps, trees=trees, sun=sun, cars=cars, wear_offset=wear,
+                   far_cars=far, far_trees=far_trees, skyline=skyline)

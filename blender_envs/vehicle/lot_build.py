@@ -3,8 +3,9 @@ behind the long sides, lamp posts, the Nishita sun and sky, and every parked car
 
 Merged meshes keep the object count (and the build) small: all bay lines are one object,
 all kerbs one, all lamp posts one. Pass indices (`LOT_PASS`): the lot's pieces below 100
-except the subject car, which takes 2..99 in car_build's order under the `subject_`
-prefix; distractor k (1-based) takes 100 + 40 (k - 1) onwards under `car{k}_`.
+except the subject car, which takes 2..89 in car_build's order under the `subject_`
+prefix; distractor k (1-based) takes 100 + 40 (k - 1) onwards under `car{k}_`; far car j
+(0-based, vehicle-6) takes 1000 + j under `far{j}` (far_cars_build).
 """
 from __future__ import annotations
 
@@ -12,17 +13,19 @@ import numpy as np
 
 from blender_envs.core import materials, shapes
 from blender_envs.vehicle.car_build import build_car
+from blender_envs.vehicle.far_cars_build import build_far_cars
 from blender_envs.vehicle.lot import (BAY_LENGTH_M, BAY_WIDTH_M, KERB_HEIGHT_M, KERB_WIDTH_M, LINE_WIDTH_M, LotSpec)
 from geometry import mesh_parts
 from geometry.scene import SceneObject
 
 LOT_PASS = {"verge": 1, "asphalt": 90, "bay_lines": 91, "kerbs": 92, "building": 93, "windows": 94, "fence": 95,
-            "lamps": 96, "tree_trunks": 97, "tree_crowns": 98}
+            "lamps": 96, "tree_trunks": 97, "tree_crowns": 98, "skyline": 99}
 SUBJECT_FIRST_PASS = 2
 DISTRACTOR_FIRST_PASS = 100
 DISTRACTOR_PASS_STRIDE = 40
 SUN_STRENGTH = 4.0
 SKY_STRENGTH = 0.5           # twice the roofs' fill: open asphalt shadows are not black
+SKY_DUST = 0.3               # vehicle-6: a clear day (Blender's 1.0 left the sky milky white over the lot)
 LINE_THICK_M = 0.003          # paint stands this far above the asphalt
 
 
@@ -209,6 +212,101 @@ def lamp_part(lot: LotSpec) -> mesh_parts.Part:
     return mesh_parts.merge_parts(parts)
 
 
+CONE_TIERS = 4                # a conifer: this many stacked cones, each narrower and higher
+
+
+def crown_part(t) -> mesh_parts.Part:
+    """A tree's crown: a round crown as its lobes (vehicle-6; one squashed sphere without),
+    a conifer as CONE_TIERS stacked cones whose skirts overlap."""
+    x, y = t.xy
+    if t.crown == "cone":
+        tiers = []
+        for i in range(CONE_TIERS):
+            f = i / CONE_TIERS
+            tiers.append(shapes.cone_part(x, y, t.trunk_height_m + f * 0.62 * t.crown_height_m,
+                                          t.crown_radius_m * (1.0 - 0.7 * f), t.crown_height_m * (1.0 - 0.62 * f),
+                                          seg=14))
+        return mesh_parts.merge_parts(tiers)
+    cz = t.trunk_height_m + 0.8 * t.crown_radius_m
+    if not t.lobes:
+        return shapes.sphere_part(x, y, cz, t.crown_radius_m)
+    return mesh_parts.merge_parts([shapes.sphere_part(x + dx, y + dy, cz + dz, r, nu=14, nv=9)
+                                   for dx, dy, dz, r in t.lobes])
+
+
+def foliage_material():
+    """Leaves: a dark green, lighter and darker in clumps, with a strong fine bump, so a
+    crown reads as foliage, not as a smooth ball."""
+    mat = _noisy("tree_crowns", (0.045, 0.11, 0.035), 2.5, 0.6, roughness=0.85)
+    nt = mat.node_tree
+    bsdf = nt.nodes["Principled BSDF"]
+    tex = nt.nodes.new("ShaderNodeTexNoise")
+    tex.inputs["Scale"].default_value = 9.0
+    tex.inputs["Detail"].default_value = 8.0
+    bump = nt.nodes.new("ShaderNodeBump")
+    bump.inputs["Strength"].default_value = 0.9
+    bump.inputs["Distance"].default_value = 0.05
+    nt.links.new(tex.outputs["Fac"], bump.inputs["Height"])
+    nt.links.new(bump.outputs["Normal"], bsdf.inputs["Normal"])
+    return mat
+
+
+SKYLINE_WINDOW_M = (3.0, 3.4, 0.9)   # window pitch along a facade, storey height, wall between windows
+
+
+SKYLINE_RGB = ("skyline_r", "skyline_g", "skyline_b")   # per-face float attributes: the block's colour
+
+
+def skyline_part(lot: LotSpec) -> tuple[mesh_parts.Part, dict[str, np.ndarray]]:
+    """The distant blocks as one mesh, and each face's block colour (SKYLINE_RGB attributes)."""
+    parts, rgb = [], []
+    for b in lot.skyline:
+        (x, y), (sx, sy, h) = b.xy, b.size_m
+        V, F = mesh_parts.box_part((x - sx / 2, y - sy / 2, 0.0), (x + sx / 2, y + sy / 2, h))
+        parts.append((V, F))
+        rgb += [b.color] * len(F)
+    rgb = np.asarray(rgb, float)
+    return mesh_parts.merge_parts(parts), {k: rgb[:, i] for i, k in enumerate(SKYLINE_RGB)}
+
+
+def skyline_material():
+    """Distant buildings: each block's own colour (SKYLINE_RGB) with a grid of dark windows, a
+    Brick texture on (x + y, z) so every vertical face gets rows of windows one storey apart
+    (a plain grey block read as a featureless monolith)."""
+    mat = materials.principled("skyline", [0.5, 0.5, 0.5], 0.8)
+    nt = mat.node_tree
+    bsdf = nt.nodes["Principled BSDF"]
+    comb = nt.nodes.new("ShaderNodeCombineColor")
+    for key, ch in zip(SKYLINE_RGB, ("Red", "Green", "Blue")):
+        at = nt.nodes.new("ShaderNodeAttribute")
+        at.attribute_type = "GEOMETRY"
+        at.attribute_name = key
+        nt.links.new(at.outputs["Fac"], comb.inputs[ch])
+    wall = comb.outputs["Color"]
+    tc = nt.nodes.new("ShaderNodeTexCoord")
+    sep = nt.nodes.new("ShaderNodeSeparateXYZ")
+    nt.links.new(tc.outputs["Object"], sep.inputs["Vector"])
+    add = nt.nodes.new("ShaderNodeMath")
+    add.operation = "ADD"
+    nt.links.new(sep.outputs["X"], add.inputs[0])
+    nt.links.new(sep.outputs["Y"], add.inputs[1])
+    vec = nt.nodes.new("ShaderNodeCombineXYZ")
+    nt.links.new(add.outputs[0], vec.inputs["X"])
+    nt.links.new(sep.outputs["Z"], vec.inputs["Y"])
+    brick = nt.nodes.new("ShaderNodeTexBrick")
+    brick.offset = 0.0
+    pitch, storey, wall_m = SKYLINE_WINDOW_M
+    for k, v in (("Scale", 1.0), ("Mortar Size", wall_m), ("Mortar Smooth", 0.0), ("Brick Width", pitch),
+                 ("Row Height", storey), ("Bias", 0.0)):
+        brick.inputs[k].default_value = v
+    brick.inputs["Color1"].default_value = (0.025, 0.03, 0.04, 1.0)      # glass
+    brick.inputs["Color2"].default_value = (0.035, 0.04, 0.05, 1.0)
+    nt.links.new(vec.outputs["Vector"], brick.inputs["Vector"])
+    nt.links.new(wall, brick.inputs["Mortar"])
+    nt.links.new(brick.outputs["Color"], bsdf.inputs["Base Color"])
+    return mat
+
+
 def build_lot(scene, lot: LotSpec) -> list[SceneObject]:
     """The lot, its lights and every car; returns the objects in pass-index order."""
     objects: list[SceneObject] = []
@@ -232,23 +330,24 @@ def build_lot(scene, lot: LotSpec) -> list[SceneObject]:
             add("fence", fence_part(lot, bd), materials.principled("fence", bd.color, 0.4, 0.8), "fence")
     add("lamps", lamp_part(lot), materials.principled("lamps", [0.35, 0.36, 0.37], 0.5, 0.6), "lamp_post")
     trunks, crowns = [], []
-    for t in lot.trees:
+    for t in lot.trees + lot.far_trees:
         x, y = t.xy
         trunks.append(mesh_parts.cylinder_part((x, y), 0.18, -0.05, t.trunk_height_m + 0.6, 6))
-        if t.crown == "cone":
-            crowns.append(shapes.cone_part(x, y, t.trunk_height_m, t.crown_radius_m, t.crown_height_m))
-        else:
-            crowns.append(shapes.sphere_part(x, y, t.trunk_height_m + 0.8 * t.crown_radius_m, t.crown_radius_m))
-    if lot.trees:
+        crowns.append(crown_part(t))
+    if trunks:
         add("tree_trunks", mesh_parts.merge_parts(trunks), materials.principled("tree_trunks", (0.12, 0.08, 0.05), 0.9),
             "tree_trunk")
-        add("tree_crowns", mesh_parts.merge_parts(crowns), _noisy("tree_crowns", (0.05, 0.13, 0.04), 2.0, 0.5),
-            "tree_crown")
+        add("tree_crowns", mesh_parts.merge_parts(crowns), foliage_material(), "tree_crown")
+    if lot.skyline:
+        part, rgb = skyline_part(lot)
+        ob = shapes.mesh_object(scene, "skyline", part, skyline_material(), LOT_PASS["skyline"], face_attrs=rgb)
+        objects.append(SceneObject(id=ob.pass_index, name="skyline", category="building", pass_index=ob.pass_index))
     materials.nishita_sun_and_sky(scene, lot.sun.elevation_deg, lot.sun.azimuth_deg, sun_strength=SUN_STRENGTH,
-                                  sky_strength=SKY_STRENGTH)
+                                  sky_strength=SKY_STRENGTH, dust_density=SKY_DUST)
 
     for k, car in enumerate(lot.cars):
         first = SUBJECT_FIRST_PASS if k == 0 else DISTRACTOR_FIRST_PASS + DISTRACTOR_PASS_STRIDE * (k - 1)
         prefix = "subject_" if k == 0 else f"car{k}_"
         objects += build_car(scene, car.body, car.placement, car.color, first, prefix)
+    objects += build_far_cars(scene, lot)
     return sorted(objects, key=lambda o: o.id)

@@ -31,8 +31,8 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from blender_envs.registry import Environment
-from blender_envs.vehicle.body import FACES, sample_body, sample_color, to_world
-from blender_envs.vehicle.car_view import FACE_AZIMUTH, clear_radius, stage_rng
+from blender_envs.vehicle.body import FACES, Body, sample_body, sample_color, to_world
+from blender_envs.vehicle.car_view import FACE_AZIMUTH, stage_rng
 from blender_envs.vehicle.ids import BoardIds, sample_board_ids
 from blender_envs.vehicle.lot import LotSpec, sample_lot
 from blender_envs.vehicle.plate_texture import board_rows
@@ -47,7 +47,8 @@ HAND_OBJECT = "ro_board_hand"
 BOARD_PASS, BOARD_BACK_PASS, HAND_PASS = 85, 86, 87   # free in the lot's numbering (subject 2.., lot 90-98)
 BOARD_SIZE_M = (0.40, 0.27)
 BOARD_ROW_M = 0.018                  # cap height of the printed values (the "text row")
-GENERATOR_VERSION = "vehicle-5"      # -5: car_view's rounded, crowned bodies
+GENERATOR_VERSION = "vehicle-6"      # -6: car_view's busier lot (far cars, tree crowns, skyline, clearer sky)
+                                     # -5: car_view's rounded, crowned bodies
                                      # -4: car_view's worn lot (asphalt wear, chamfered kerbs)
                                      # -3: shaped panels (arch cut-outs, shoulder, tumblehome), coated paint
                                      # -2: handwritten boards
@@ -76,6 +77,7 @@ CROUCH_SHARE = 0.15
 AIM_TOWARDS_CAR = (0.2, 1.0)        # aim = board + t (car centre - board), t uniform
 AIM_SD_FRAC = 0.06
 ROLL_SD_DEG = 4.0
+CLEAR_MARGIN_M = 1.0                 # clear disc radius: the farthest pose (clear_radius) + this (vehicle-6)
 
 
 class BoardSpec(BaseModel):
@@ -196,12 +198,21 @@ def sample_hand_jitter(rng: np.random.Generator, row_lengths: list[int]) -> list
     return rows
 
 
+def clear_radius(body: Body) -> float:
+    """The lot's clear disc (lot.py) for this environment's poses: the board's centre lies at
+    most L/2 + W/4 + OUT_FROM_FACE_M[1] from the car's centre (in front of an end, up to W/4
+    along it; beside a side, up to L/4 along, W/2 out, which is no farther) and a pose stands
+    at most DISTANCE_M[1] from the board, so this disc holds every pose and every line from it
+    to the board and the car. vehicle-6: car_view's 4.5 lengths before (about 21 m)."""
+    return body.length_m / 2 + body.width_m / 4 + OUT_FROM_FACE_M[1] + DISTANCE_M[1] + CLEAR_MARGIN_M
+
+
 def sample_scene(rng: np.random.Generator, scene_id: str, seed: int) -> RoBoardSpec:
-    """car_view's subject, lot and phone stages, then the board from its own stage."""
+    """car_view's subject, lot (this environment's clear disc) and phone stages, then the board."""
     root = int(rng.integers(0, 2**63 - 1))
     srng = stage_rng(root, "subject")
     body, color = sample_body(srng), sample_color(srng)
-    lot = sample_lot(stage_rng(root, "lot"), clear_radius(body.length_m), body, color)
+    lot = sample_lot(stage_rng(root, "lot"), clear_radius(body), body, color)
     phone = sample_phone(stage_rng(root, "phone"))
     board = sample_board(lot, stage_rng(root, "board"))
     return RoBoardSpec(env="ro_board", scene_id=scene_id, seed=seed, lot=lot, board=board, phone=phone)

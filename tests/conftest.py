@@ -1,6 +1,7 @@
 """Shared fixtures: one tiny real calib run that several convention tests read."""
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -44,6 +45,26 @@ def run_config(out, **kw):
     base = dict(env="calib", n=4, seed=0, out=str(out), quality=preview_quality(), workers=2, progress=False)
     base.update(kw)
     return RunConfig(**base)
+
+
+def render_one_clip(tmp_path_factory, env: str, seed: int, long_side: int):
+    """One clip of `env` (8 frames) at preview quality, one worker: a clip render test's run dir."""
+    from render_farm.runner import render
+
+    summary = render(run_config(tmp_path_factory.mktemp(env), env=env, n=1, seed=seed, workers=1,
+                                quality=preview_quality(long_side_px=long_side)))
+    assert summary.clips == 1 and summary.frames == 8 and not summary.failed_scenes
+    return summary.run_dir
+
+
+def only_clip(run, env: str):
+    """(clip document, validated spec, scene state) of a run that holds one clip."""
+    from blender_envs.registry import get_environment
+
+    (path,) = sorted((run / "clips").glob("*.json"))
+    clip = json.loads(path.read_text())
+    state = json.loads((run / "scenes" / f"{clip['scene_id']}.json").read_text())
+    return clip, get_environment(env).spec_model.model_validate(state["spec"]), state
 
 
 @pytest.fixture(scope="session")

@@ -5,12 +5,10 @@ Localization keeping every frame with a crowd of boxes, and the clip's events th
 script's."""
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from blender_envs.registry import get_environment
-from conftest import preview_quality, run_config
+from conftest import only_clip, render_one_clip
 from packagers.vantage_tasks import object_localization
 from packagers.vantage_tasks.box_scene import load_clip, min_visible_px, pixel_box
 from test_entrance_render import check_body_boxes
@@ -24,19 +22,11 @@ N_BOXES = [35, 36, 36, 36, 35, 34, 34, 34]     # Object Localization boxes per f
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
-    from render_farm.runner import render
-
-    summary = render(run_config(tmp_path_factory.mktemp("entrance_crowd"), env="entrance_crowd", n=1, seed=SEED,
-                                workers=1, quality=preview_quality(long_side_px=LONG_SIDE)))
-    assert summary.clips == 1 and summary.frames == 8 and not summary.failed_scenes
-    return summary.run_dir
+    return render_one_clip(tmp_path_factory, "entrance_crowd", SEED, LONG_SIDE)
 
 
 def _clip(run):
-    (path,) = sorted((run / "clips").glob("*.json"))
-    clip = json.loads(path.read_text())
-    state = json.loads((run / "scenes" / f"{clip['scene_id']}.json").read_text())
-    return clip, get_environment("entrance_crowd").spec_model.model_validate(state["spec"])
+    return only_clip(run, "entrance_crowd")[:2]
 
 
 def test_body_boxes_match_the_object_index_pass(run):

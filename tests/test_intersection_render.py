@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from blender_envs.registry import get_environment
-from conftest import preview_quality, run_config
+from conftest import only_clip, render_one_clip
 
 pytestmark = pytest.mark.render
 
@@ -22,19 +22,11 @@ MEDIAN_TOL_PX = 1.0  # ... but most box sides sit within a pixel of the projecte
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
-    from render_farm.runner import render
-
-    summary = render(run_config(tmp_path_factory.mktemp("intersection"), env="intersection", n=1, seed=SEED,
-                                workers=1, quality=preview_quality(long_side_px=LONG_SIDE)))
-    assert summary.clips == 1 and summary.frames == 8 and not summary.failed_scenes
-    return summary.run_dir
+    return render_one_clip(tmp_path_factory, "intersection", SEED, LONG_SIDE)
 
 
 def _clip(run):
-    (path,) = sorted((run / "clips").glob("*.json"))
-    clip = json.loads(path.read_text())
-    state = json.loads((run / "scenes" / f"{clip['scene_id']}.json").read_text())
-    return clip, get_environment("intersection").spec_model.model_validate(state["spec"]), state
+    return only_clip(run, "intersection")
 
 
 def test_body_boxes_match_the_object_index_pass(run):

@@ -1,90 +1,99 @@
-"""Pins of packagers.vlmevalkit's small parts, in process: which media column a config has and
-which bytes a row's images are (VANTAGE rows carry a list of frames), the image cell, the column
-projection of rows_of, the manifest's and README's text, the system-prompt cell, and the generated
-class file and README against their snapshots in tests/data/vlmevalkit/ (the file VLMEvalKit runs:
-test_vlmevalkit_export.py runs the real thing through it; a change here must be re-checked there
-and the snapshot rewritten on purpose: SCENEBENCH_WRITE_SNAPSHOTS=1)."""
+"""The VLMEvalKit TSV (packagers/vlmevalkit.py) from small hand-written Parquet shards: exact bytes
+(quoting, row order, shard discovery, no-image rows, the system-prompt column), the index scheme
+and the refusals."""
 from __future__ import annotations
 
-import base64
-import json
-import os
-from pathlib import Path
+import hashlib
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from packagers import vlmevalkit as V
+from formats import dataset_layout as layout
+from packagers import vlmevalkit as vk
 
-SNAPSHOTS = Path(__file__).resolve().parent / "data" / "vlmevalkit"
-SUITE = V.VlmSuite(benchmark="vantage", display="VANTAGE-Bench", version="0.2.0", split="test", identity="ab" * 32,
-                   datasets=(V.VlmDataset("VANTAGE-Bench_v0.2.0", ("event_verification", "video_qa"), True),
-                             V.VlmDataset("VANTAGE-Bench_v0.2.0_extra", ("extra",), False)),
-                   system_prompt=True)
+HEADER = "index\timage\tquestion\tanswer\tcategory\tid\n"
 
 
-def _shard(root: Path, config: str, rows: list[dict]) -> None:
-    (root / config).mkdir(parents=True, exist_ok=True)
-    pq.write_table(pa.Table.from_pylist(rows), root / config / "test-00000-of-00001.parquet")
+def _shard(path, rows, system=False):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    table = pa.Table.from_pylist([{
+        "id": r[0], "env": r[1], "image": {"bytes": r[2], "path": f"{r[0]}.jpg"} if r[2] is not None else None,
+        "prompt": r[3], "ground_truth": r[4], **({"system_prompt": "SYS"} if system else {})} for r in rows])
+    pq.write_table(table, path)
 
 
-def test_row_images_read_a_frame_list_or_one_image():
-    frames = {"images": [{"bytes": b"f0", "path": None}, None, {"bytes": None}, {"path": "x.jpg"}, {"bytes": b"f1"}]}
-    assert V._row_images(frames) == [b"f0", b"f1"]
-    assert V._row_images({"images": None}) == [] and V._row_images({"images": []}) == []
-    assert V._row_images({"image": {"bytes": b"one"}}) == [b"one"]
-    assert V._row_images({"image": None}) == [] and V._row_images({"image": {"bytes": b""}}) == []
-    assert V._row_images({"images": [{"bytes": b"f"}], "image": {"bytes": b"ignored"}}) == [b"f"]
+@pytest.fixture
+def dataset(tmp_path):
+    root = tmp_path / "rb"
+    _shard(root / "tape_gap" / "test-00000-of-00002.parquet", [("tg-1", "tape_gap", b"\x00\x01", "Q1", "{}")])
+    _shard(root / "tape_gap" / "test-00001-of-00002.parquet", [("tg-2", "tape_gap", b"AB", 'say "hi"', '{"a":1}')])
+    _shard(root / "slope_gauge" / "test-00000-of-00001.parquet", [("sg-1", "slope_gauge", None, "line1\nline2", "{}")])
+    _shard(root / "slope_gauge" / "train-00000-of-00001.parquet", [("sg-t", "slope_gauge", b"T", "Qt", "{}")])
+    _shard(root / ".cache" / "test-00000-of-00001.parquet", [("hidden", "x", b"", "Q", "{}")])
+    (root / "README.md").write_text("not a config")
+    (root / "SHA256SUMS").write_text(layout.sha256sums(root))
+    return root
 
 
-def test_media_column_and_column_projection(tmp_path):
-    _shard(tmp_path, "clip", [{"id": "c/1", "prompt": "p", "images": [{"bytes": b"a", "path": None}]}])
-    _shard(tmp_path, "img", [{"id": "i/1", "prompt": "p", "image": {"bytes": b"b", "path": None}}])
-    _shard(tmp_path, "text", [{"id": "t/1", "prompt": "p"}])
-    assert [V._media_column(tmp_path, c, "test") for c in ("clip", "img", "text")] == ["images", "image", None]
-    assert list(V.rows_of(tmp_path, "clip", "test", ["id"])) == [{"id": "c/1"}]
-    assert list(V.rows_of(tmp_path, "clip", "test")) == [
-        {"id": "c/1", "prompt": "p", "images": [{"bytes": b"a", "path": None}]}]
-    has = {c: V._has_images(V.VlmSuite("b", "B", "1", "test", "0", (), False), V.VlmDataset(c, (c,), False), tmp_path)
-           for c in ("clip", "img", "text")}
-    assert has == {"clip": True, "img": True, "text": False}
+def _suite(root, split="test", in_set=lambda c: True):
+    return vk.build_suite("rb", "RB", "1.0", root, split, in_set)
 
 
-def test_image_cell_one_image_or_a_list_of_frames():
-    assert V.image_cell([]) == ""
-    assert V.image_cell([b"\x00\x01"]) == "AAE="
-    assert V.image_cell([b"a", b"bc"]) == "['" + base64.b64encode(b"a").decode() + "', 'YmM=']"
+def test_suite_identity_and_datasets(dataset):
+    s = _suite(dataset)
+    assert s.identity == hashlib.sha256((dataset / "SHA256SUMS").read_bytes()).hexdigest()
+    assert s.datasets == (vk.VlmDataset("RB_v1.0", ("slope_gauge", "tape_gap"), True),)
+    assert s.system_prompt is False and s.class_name == "SceneBenchRB"
+    split = _suite(dataset, in_set=lambda c: c == "tape_gap").datasets
+    assert split == (vk.VlmDataset("RB_v1.0", ("tape_gap",), True), vk.VlmDataset("RB_v1.0_slope_gauge",
+                                                                                      ("slope_gauge",), False))
+    assert _suite(dataset, "train").datasets == (vk.VlmDataset("RB_v1.0", ("slope_gauge",), True),)
 
 
-def test_tsv_system_prompt_cell_and_written_texts(tmp_path):
-    root = tmp_path / "export"
-    _shard(root, "video_qa", [{"id": "q/1", "prompt": "Which?", "system_prompt": None,
-                               "images": [{"bytes": b"x", "path": None}]},
-                              {"id": "q/2", "prompt": "Why?", "system_prompt": "Be brief."}])
-    suite = V.VlmSuite("vantage", "VB", "1", "test", "cd" * 32, (V.VlmDataset("VB_v1", ("video_qa",), True),), True)
-    tsv = V.tsv_bytes(suite, suite.datasets[0], root, lambda r: "A", lambda r: "qa").decode()
-    lines = [ln.split("\t") for ln in tsv.splitlines()]
-    assert lines[0] == [*V.COLUMNS, "system_prompt"]
-    assert lines[1][1:] == ["eA==", "Which?", "A", "qa", "q/1", ""] and lines[2][1:] == ["", "Why?", "A", "qa", "q/2",
-                                                                                          "Be brief."]
-    dest = tmp_path / "out" / "vlm"
-    (root / "SHA256SUMS").write_text("")
-    files = V.write_folder(suite, root, dest, lambda r: "A", lambda r: "qa")
-    assert sorted(files) == ["README.md", "VB_v1.tsv", "scenebench_vantage.py", "scenebench_vlmevalkit.json"]
-    text = (dest / V.MANIFEST).read_text()
-    assert text == json.dumps(V.manifest(suite, "../../export"), indent=2, sort_keys=True) + "\n"
-    assert '"dataset": "../../export"' in text and text.index('"benchmark"') < text.index('"dataset"')
-    assert "from `../../export` (split `test`)" in (dest / "README.md").read_text()
-    assert (dest / "VB_v1.tsv").read_text() == tsv
+def test_tsv_bytes_exactly(dataset):
+    s = _suite(dataset)
+    i = {r: vk.row_index(s.identity, r) for r in ("sg-1", "tg-1", "tg-2")}
+    data = vk.tsv_bytes(s, s.datasets[0], dataset, answer=lambda r: r["ground_truth"], category=lambda r: r["env"])
+    assert data.decode("utf-8") == (
+        HEADER
+        + f'{i["sg-1"]}\t\t"line1\nline2"\t{{}}\tslope_gauge\tsg-1\n'
+        + f'{i["tg-1"]}\tAAE=\tQ1\t{{}}\ttape_gap\ttg-1\n'
+        + f'{i["tg-2"]}\tQUI=\t"say ""hi"""\t"{{""a"":1}}"\ttape_gap\ttg-2\n')
+    assert vk.count_rows(data) == 3 and data.count(b"\n") == 5
+    assert vk.index_map(s, dataset) == {i["sg-1"]: ("RB_v1.0", "sg-1"), i["tg-1"]: ("RB_v1.0", "tg-1"),
+                                        i["tg-2"]: ("RB_v1.0", "tg-2")}
 
 
-@pytest.mark.parametrize("name, make", [("class_file.py.txt", lambda: V.class_file(SUITE)),
-                                        ("README.md.txt", lambda: V.readme(SUITE, "../datasets/vantage"))])
-def test_generated_files_match_their_snapshots(name, make):
-    text = make()
-    if os.environ.get("SCENEBENCH_WRITE_SNAPSHOTS") == "1":
-        (SNAPSHOTS / name).write_text(text)
-    assert text == (SNAPSHOTS / name).read_text()
-    if name.startswith("class_file"):
-        compile(text, "scenebench_vantage.py", "exec")     # it is Python
+def test_system_prompt_column(tmp_path):
+    root = tmp_path / "ep"
+    _shard(root / "a" / "benchmark-00000-of-00001.parquet", [("a-1", "a", b"X", "P", "[1]")], system=True)
+    (root / "SHA256SUMS").write_text(layout.sha256sums(root))
+    s = vk.build_suite("ep", "EP", "0.1", root, "benchmark", lambda c: True)
+    assert s.system_prompt is True
+    data = vk.tsv_bytes(s, s.datasets[0], root, answer=lambda r: "ANS", category=lambda r: "cat").decode()
+    assert data == f"index\timage\tquestion\tanswer\tcategory\tid\tsystem_prompt\n{vk.row_index(s.identity, 'a-1')}\tWA==\tP\tANS\tcat\ta-1\tSYS\n"
+
+
+def test_write_folder_and_refusals(dataset, tmp_path):
+    s = _suite(dataset)
+    files = vk.write_folder(s, dataset, tmp_path / "rb_vk", answer=lambda r: "A", category=lambda r: "c")
+    assert files == ["RB_v1.0.tsv", "README.md", "scenebench_rb.py", "scenebench_vlmevalkit.json"]
+    compile((tmp_path / "rb_vk" / "scenebench_rb.py").read_text(), "scenebench_rb.py", "exec")
+    shard = dataset / "tape_gap" / "test-00000-of-00002.parquet"
+    shard.write_bytes(shard.read_bytes() + b"x")
+    with pytest.raises(vk.VlmError, match="sha256 differs"):
+        _suite(dataset)
+    with pytest.raises(vk.VlmError, match="no exported dataset there"):
+        _suite(tmp_path / "absent")
+    empty = vk.VlmSuite("rb", "RB", "1.0", "test", "x", (), False)
+    with pytest.raises(vk.VlmError, match="no config has a 'test' split"):
+        vk.write_folder(empty, dataset, tmp_path / "none", answer=str, category=str)
+    assert not (tmp_path / "none").exists()
+
+
+def test_index_collision_is_refused(dataset, monkeypatch):
+    s = _suite(dataset)
+    monkeypatch.setattr(vk, "row_index", lambda identity, rid: 7)
+    with pytest.raises(vk.VlmError, match=r"^rows 'sg-1' and 'tg-1' hash to the same index 7$"):
+        vk.index_map(s, dataset)

@@ -168,6 +168,7 @@ class _Frames:
         poses = [camera_pose(tl.camera, t, NOMINAL_PX) for t in self.ts]
         self.K = [p.K_array() for p in poses]
         self.T = [p.cam_to_world_array() for p in poses]
+        self.K0_inv = np.linalg.inv(self.K[0])       # floor_point's, once (it runs for every proposal)
         self.w, self.h = poses[0].width, poses[0].height
         self.frames = [_Frame() for _ in self.ts]
         for f in spec.furniture:
@@ -187,7 +188,7 @@ class _Frames:
         as near ones."""
         u, v = rng.uniform(0.0, self.w - 1.0), rng.uniform(0.0, self.h - 1.0)
         T = self.T[0]
-        d = T[:3, :3] @ (np.linalg.inv(self.K[0]) @ np.array([u, v, 1.0]))
+        d = T[:3, :3] @ (self.K0_inv @ np.array([u, v, 1.0]))
         if d[2] >= -1e-9:
             return None
         return T[:2, 3] + (-T[2, 3] / d[2]) * d[:2]

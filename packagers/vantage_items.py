@@ -7,8 +7,9 @@ Spatial Pointing, Object Localization), for which the crossroads also has the pa
 viewpoints: its aerial view `intersection_aerial` for Referring Expressions and its
 vehicle-mounted view `intersection_forward` for Spatial Pointing. `warehouse_sot` renders the
 frames at SOT's strides and feeds Single Object Tracking; `entrance_crowd` (the entrance with
-20-120 passers-by) feeds Object Localization only, the task whose images hold crowds. A task whose sources are all missing
-from the runs is an error naming the environment to render, never an empty config.
+20-120 passers-by) feeds Object Localization only, the task whose images hold crowds. A task
+whose sources are all missing from the runs is an error naming the environment to render,
+never an empty config.
 """
 from __future__ import annotations
 

@@ -176,8 +176,10 @@ def resolve_workers(cfg: RunConfig, gpus: int = 1) -> tuple[int, int]:
 # when it renders differently. 2: a fresh camera per view (views after a shake view
 # rendered with the shake view's quaternion camera before). 3: every view starts on the
 # scene's first draw (positive stratum: a view after one that redrew the scene rendered on
-# the redrawn scene before, so a resumed or retried job could render other bytes).
-RENDERER_VERSION = 3
+# the redrawn scene before, so a resumed or retried job could render other bytes). 4: the
+# pass render hides fog from camera rays (a ray that scattered in it left its pixel without
+# depth or index) and shades with one unlit material.
+RENDERER_VERSION = 4
 
 
 def fingerprint(cfg: RunConfig, env) -> dict:

@@ -5,6 +5,11 @@ Two Cycles renders from the same camera:
   * the pass render (pinhole, no motion blur, a 0.01 px pixel filter, `pass_samples`)
     -> planar depth and object index, one value per pixel centre, so depth and index
     agree exactly with each other and with the geometry exported for the scorers.
+    Cycles writes depth and index from the first hit whatever its shader, so the pass
+    render swaps every material for one unlit one (no shading, no light sampling):
+    the same passes at a fifth of the cost (docs/design-notes.md, issue 15). Volume-only
+    objects (fog) are hidden from camera rays there: a ray that scatters in the fog
+    would leave its pixel without depth or index.
 Compositor access is avoided altogether (the multilayer EXR of the render output holds
 every pass), which keeps this file stable across Blender's node-API changes.
 """
@@ -22,6 +27,7 @@ from blender_envs.core.exr import channel, read_exr_channels
 from blender_envs.core.settings import RenderSettings
 
 BACKGROUND_DEPTH = 1e9  # Cycles writes ~1e10 where nothing is hit; we store +inf
+PASS_MATERIAL = "scenebench_pass_render"  # the unlit material the pass render puts on every object
 
 
 @dataclass
@@ -38,6 +44,35 @@ def _render_to(scene, path: str) -> float:
     t0 = time.perf_counter()
     bpy.ops.render.render(write_still=True)
     return time.perf_counter() - t0
+
+
+def volume_only_objects(scene) -> list:
+    """Objects that shade a volume and no surface (the intersection's fog box). A camera ray
+    that scatters in one never reaches the surface behind it, so with one sample the passes
+    lost a random share of their pixels (18% in a 0.02/m fog at the crossroads): the pass
+    render hides them from camera rays. They have no surface, so nothing else changes."""
+    def shades_volume_only(ob) -> bool:
+        outs = [n for slot in getattr(ob, "material_slots", ()) if slot.material and slot.material.node_tree
+                for n in slot.material.node_tree.nodes if n.type == "OUTPUT_MATERIAL"]
+        return bool(outs) and all(o.inputs["Volume"].is_linked and not o.inputs["Surface"].is_linked
+                                  for o in outs)
+    return [ob for ob in scene.objects if shades_volume_only(ob)]
+
+
+def pass_material():
+    """An unlit, black material (an emission of strength 0): shading it costs next to nothing,
+    and nothing in it moves or hides a surface (no displacement, no transparency)."""
+    mat = bpy.data.materials.get(PASS_MATERIAL)
+    if mat is None:
+        mat = bpy.data.materials.new(PASS_MATERIAL)
+        mat.use_nodes = True
+        nt = mat.node_tree
+        nt.nodes.clear()
+        emission = nt.nodes.new("ShaderNodeEmission")
+        emission.inputs["Strength"].default_value = 0.0
+        out = nt.nodes.new("ShaderNodeOutputMaterial")
+        nt.links.new(emission.outputs["Emission"], out.inputs["Surface"])
+    return mat
 
 
 def render_frame(scene, quality: RenderSettings, seed: int | None = None,
@@ -83,10 +118,17 @@ def render_frame(scene, quality: RenderSettings, seed: int | None = None,
         ims.color_depth = "32"
         ims.exr_codec = "ZIP"
         pass_path = os.path.join(tmp, "passes.exr")
+        volumes = {ob: ob.visible_camera for ob in volume_only_objects(scene)}
+        vl.material_override = pass_material()
+        for ob in volumes:
+            ob.visible_camera = False
         try:
             pass_s = _render_to(scene, pass_path)
-        finally:  # the camera's own DOF and motion blur, even if the render raised
+        finally:  # the camera's own DOF, motion blur and materials, even if the render raised
             cam.dof.use_dof, scene.render.use_motion_blur = use_dof, use_mb
+            vl.material_override = None
+            for ob, visible in volumes.items():
+                ob.visible_camera = visible
         ch = read_exr_channels(pass_path)
         depth = channel(ch, "Depth.Z").astype(np.float32)
         depth[depth >= BACKGROUND_DEPTH] = np.inf

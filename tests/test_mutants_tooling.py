@@ -274,3 +274,40 @@ def test_an_interrupted_module_resumes_in_its_folder_and_changed_inputs_start_ov
     (2, 1, 2), (2, 2, 1), (2, 106, 1), (4, 1, 4), (4, 2, 2), (4, 3, 1), (1, 1, 1), (3, 0, 3)])
 def test_fewer_modules_than_workers_share_the_workers_as_children(workers, modules, children):
     assert run.children_per_module(workers, modules) == children
+
+
+class _Item:
+    def __init__(self, nodeid):
+        self.nodeid = nodeid
+
+
+def test_a_mutants_tests_run_fastest_first_with_a_file_and_a_class_kept_together():
+    from conftest import fastest_first
+
+    seconds = {"tests/a.py::slow": 9.0, "tests/a.py::quick": 0.5, "tests/a.py::K::k1": 0.2, "tests/a.py::K::k2": 4.0,
+               "tests/b.py::t[1]": 0.3, "tests/b.py::t[2]": 0.1, "tests/c.py::only": 2.0}
+    items = [_Item(n) for n in ["tests/a.py::slow", "tests/a.py::quick", "tests/a.py::K::k2", "tests/a.py::K::k1",
+                                "tests/c.py::only", "tests/d.py::untimed", "tests/b.py::t[1]", "tests/b.py::t[2]"]]
+    order = [i.nodeid for i in fastest_first(items, seconds)]
+    assert order == ["tests/b.py::t[2]", "tests/b.py::t[1]",           # b's fastest 0.1 s
+                     "tests/a.py::K::k1", "tests/a.py::K::k2",          # a's fastest 0.2 s: its class first,
+                     "tests/a.py::quick", "tests/a.py::slow",           # then its functions, never interleaved
+                     "tests/c.py::only", "tests/d.py::untimed"]         # never timed: last
+
+
+@pytest.mark.parametrize("mutant, ordered", [("scorers.x.x_f__mutmut_3", True), ("stats", False), ("", False)])
+def test_only_a_mutants_run_reorders_its_tests_by_mutmuts_durations(tmp_path, mutant, ordered):
+    """pytest itself, with the repository's conftest, from a folder holding mutmut's stats file."""
+    import subprocess
+
+    tests = ["tests/test_pins_plan.py::test_constants", "tests/test_pins_plan.py::test_seed_helpers",
+             "tests/test_pins_plan.py::test_extra_fields_are_refused"]
+    seconds = {tests[0]: 3.0, tests[1]: 1.0, tests[2]: 2.0}
+    (tmp_path / "mutmut-stats.json").write_text(json.dumps({"duration_by_test": seconds}))
+    env = dict(os.environ, SCENEBENCH_MUTANTS="1", MUTANT_UNDER_TEST=mutant)
+    r = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+                        f"--rootdir={ROOT}", *[str(ROOT / t) for t in tests]],
+                       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    collected = [line for line in r.stdout.splitlines() if line.startswith("tests/")]
+    assert collected == ([tests[1], tests[2], tests[0]] if ordered else tests)

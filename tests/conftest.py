@@ -21,14 +21,17 @@ if os.environ.get("SCENEBENCH_MUTANTS") == "1":
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-MUTMUT_STATS = "mutmut-stats.json"   # mutmut's measured test durations, in the folder a mutant's tests run from
+# Each test's whole time (setup, call, teardown) in mutmut's stats run, written where a mutant's tests run
+# from. mutmut's own durations count the call only, and a fixture's setup is most of many tests' time.
+TEST_SECONDS = "scenebench-test-seconds.json"
+_test_seconds: dict[str, float] = {}
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 
 
 def fastest_first(items: list, duration_by_test: dict[str, float]) -> list:
     """Tests in the order a mutant is killed soonest with `-x`: fastest first. Tests of one class
     or file stay together (their fixtures are set up once), so groups go by their fastest test and
-    one file's groups stay next to each other; a test mutmut never timed goes last."""
+    one file's groups stay next to each other; a test the stats run never timed goes last."""
     def seconds(item) -> float:
         return duration_by_test.get(item.nodeid, float("inf"))
 
@@ -46,14 +49,29 @@ def fastest_first(items: list, duration_by_test: dict[str, float]) -> list:
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
-    """Under mutation testing, a mutant's tests run fastest first (mutmut passes them as a set, so in
-    no useful order, and stops at the first failure): a killed mutant ends after its cheapest killing
-    test instead of after whichever slow test came first."""
+    """Under mutation testing, a mutant's tests run fastest first by their whole time in the stats run
+    (mutmut passes them as a set, so in no useful order, and stops at the first failure): a killed
+    mutant ends after its cheapest killing test, not after whichever slow test came first."""
     if os.environ.get("SCENEBENCH_MUTANTS") != "1" or "__mutmut_" not in os.environ.get("MUTANT_UNDER_TEST", ""):
         return
-    stats = Path(MUTMUT_STATS)
-    if stats.is_file():
-        items[:] = fastest_first(items, json.loads(stats.read_text())["duration_by_test"])
+    seconds = Path(TEST_SECONDS)
+    if seconds.is_file():
+        items[:] = fastest_first(items, json.loads(seconds.read_text()))
+
+
+def _mutmut_stats_run() -> bool:
+    return os.environ.get("SCENEBENCH_MUTANTS") == "1" and os.environ.get("MUTANT_UNDER_TEST") == "stats"
+
+
+def pytest_runtest_logreport(report):
+    if _mutmut_stats_run():
+        _test_seconds[report.nodeid] = _test_seconds.get(report.nodeid, 0.0) + report.duration
+
+
+def pytest_sessionfinish(session):
+    if _mutmut_stats_run() and _test_seconds:
+        from formats.atomic import write_text
+        write_text(Path(TEST_SECONDS), json.dumps(_test_seconds, sort_keys=True))
 
 
 def run_cli(*args, timeout: int = 600) -> subprocess.CompletedProcess:

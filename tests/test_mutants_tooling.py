@@ -295,19 +295,40 @@ def test_a_mutants_tests_run_fastest_first_with_a_file_and_a_class_kept_together
                      "tests/c.py::only", "tests/d.py::untimed"]         # never timed: last
 
 
-@pytest.mark.parametrize("mutant, ordered", [("scorers.x.x_f__mutmut_3", True), ("stats", False), ("", False)])
-def test_only_a_mutants_run_reorders_its_tests_by_mutmuts_durations(tmp_path, mutant, ordered):
-    """pytest itself, with the repository's conftest, from a folder holding mutmut's stats file."""
+def _collect(tmp_path, tests, mutant, *args):
     import subprocess
 
-    tests = ["tests/test_pins_plan.py::test_constants", "tests/test_pins_plan.py::test_seed_helpers",
-             "tests/test_pins_plan.py::test_extra_fields_are_refused"]
-    seconds = {tests[0]: 3.0, tests[1]: 1.0, tests[2]: 2.0}
-    (tmp_path / "mutmut-stats.json").write_text(json.dumps({"duration_by_test": seconds}))
     env = dict(os.environ, SCENEBENCH_MUTANTS="1", MUTANT_UNDER_TEST=mutant)
-    r = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
-                        f"--rootdir={ROOT}", *[str(ROOT / t) for t in tests]],
-                       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--rootdir={ROOT}", *args,
+                        *[str(ROOT / t) for t in tests]], cwd=tmp_path, env=env, capture_output=True, text=True,
+                       timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
-    collected = [line for line in r.stdout.splitlines() if line.startswith("tests/")]
-    assert collected == ([tests[1], tests[2], tests[0]] if ordered else tests)
+    return [line for line in r.stdout.splitlines() if line.startswith("tests/")]
+
+
+PLAN_TESTS = ["tests/test_pins_plan.py::test_constants", "tests/test_pins_plan.py::test_seed_helpers",
+              "tests/test_pins_plan.py::test_extra_fields_are_refused"]
+
+
+@pytest.mark.parametrize("mutant, ordered", [("scorers.x.x_f__mutmut_3", True), ("stats", False), ("", False)])
+def test_only_a_mutants_run_reorders_its_tests_by_the_stats_runs_seconds(tmp_path, mutant, ordered):
+    """pytest itself, with the repository's conftest, from a folder holding the stats run's seconds."""
+    from conftest import TEST_SECONDS
+
+    seconds = {PLAN_TESTS[0]: 3.0, PLAN_TESTS[1]: 1.0, PLAN_TESTS[2]: 2.0}
+    (tmp_path / TEST_SECONDS).write_text(json.dumps(seconds))
+    collected = _collect(tmp_path, PLAN_TESTS, mutant, "--collect-only")
+    assert collected == ([PLAN_TESTS[1], PLAN_TESTS[2], PLAN_TESTS[0]] if ordered else PLAN_TESTS)
+
+
+@pytest.mark.parametrize("mutant, written", [("stats", True), ("scorers.x.x_f__mutmut_3", False), ("", False)])
+def test_mutmuts_stats_run_records_each_tests_whole_time(tmp_path, mutant, written):
+    from conftest import TEST_SECONDS
+
+    _collect(tmp_path, PLAN_TESTS, mutant)
+    path = tmp_path / TEST_SECONDS
+    assert path.is_file() is written
+    if written:
+        seconds = json.loads(path.read_text())
+        assert sorted(seconds) == sorted(PLAN_TESTS)
+        assert all(0.0 < s < 30.0 for s in seconds.values())     # setup + call + teardown, each > 0

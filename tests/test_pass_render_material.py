@@ -155,3 +155,17 @@ def test_a_pass_render_that_raises_gives_the_scene_its_materials_back(monkeypatc
     assert seen == [render_passes.pass_material()]                # the override was on for the pass render
     assert scene.view_layers[0].material_override is None
     assert bpy.data.objects["fog"].visible_camera
+
+
+def test_the_crossroads_fog_is_the_one_object_the_pass_render_hides(tmp_path):
+    """Scene 8 of seed 0 is a fog draw (0.020 /m): its fog box, and nothing else, is volume-only."""
+    from blender_envs.core.render_passes import volume_only_objects
+    from render_farm.job import build_scene, sample_spec
+    from render_farm.plan import SceneJob
+
+    job = SceneJob(env="intersection", root_seed=0, stratum="random", scene_index=8, scene_id="random-00008",
+                   views=[0], run_dir=str(tmp_path), quality=QUALITY, device="cpu")
+    assert sample_spec(job).lighting.fog_density == pytest.approx(0.020117)
+    scene, _, _ = build_scene(job)
+    assert [ob.name for ob in volume_only_objects(scene)] == ["fog"]
+    assert len(scene.objects) == 50          # the crossroads, its road users and lamps: all but one stay

@@ -51,12 +51,19 @@ def volume_only_objects(scene) -> list:
     that scatters in one never reaches the surface behind it, so with one sample the passes
     lost a random share of their pixels (18% in a 0.02/m fog at the crossroads): the pass
     render hides them from camera rays. They have no surface, so nothing else changes."""
-    def shades_volume_only(ob) -> bool:
-        outs = [n for slot in getattr(ob, "material_slots", ()) if slot.material and slot.material.node_tree
-                for n in slot.material.node_tree.nodes if n.type == "OUTPUT_MATERIAL"]
+    def shades_volume_only(mat) -> bool:
+        outs = [n for n in mat.node_tree.nodes if n.type == "OUTPUT_MATERIAL"] if mat.node_tree else []
         return bool(outs) and all(o.inputs["Volume"].is_linked and not o.inputs["Surface"].is_linked
                                   for o in outs)
-    return [ob for ob in scene.objects if shades_volume_only(ob)]
+
+    volume_only = {m.name for m in bpy.data.materials if shades_volume_only(m)}
+    if not volume_only:   # most scenes: one pass over a few dozen materials, none over the objects
+        return []
+
+    def is_volume_only(ob) -> bool:
+        mats = [slot.material.name for slot in getattr(ob, "material_slots", ()) if slot.material]
+        return bool(mats) and all(m in volume_only for m in mats)
+    return [ob for ob in scene.objects if is_volume_only(ob)]
 
 
 def pass_material():

@@ -89,6 +89,18 @@ def preview_quality(**overrides) -> dict:
     return q
 
 
+def cycles_scene(quality, seed: int = 1):
+    """An empty factory scene set up for Cycles on the CPU at `quality` (a RenderSettings): what a
+    render test builds its own scene into."""
+    from blender_envs.core.cycles_setup import configure_cycles, configure_device
+    from blender_envs.core.scene_reset import reset_scene
+
+    scene = reset_scene()
+    configure_cycles(scene, quality, seed=seed)
+    configure_device(scene, "cpu")
+    return scene
+
+
 def run_config(out, **kw):
     from render_farm.runner import RunConfig
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from conftest import cycles_scene
 from geometry.camera import look_at, pose_for_phone
 from geometry.mesh_parts import box_part
 from render_farm.seeds import rng_for
@@ -22,15 +23,11 @@ def _calib_scene():
     from blender_envs.calib.build import build
     from blender_envs.calib.spec import object_centers, sample_scene
     from blender_envs.core.camera_rig import apply_camera_pose
-    from blender_envs.core.cycles_setup import configure_cycles, configure_device
-    from blender_envs.core.scene_reset import reset_scene
     from blender_envs.core.settings import RenderSettings
 
     spec = sample_scene(rng_for("test", "pass material"), "pm", 0)
     quality = RenderSettings(**QUALITY)
-    scene = reset_scene()
-    configure_cycles(scene, quality, seed=1)
-    configure_device(scene, "cpu")
+    scene = cycles_scene(quality)
     build(scene, spec)
     card = object_centers(spec)["card"]
     T = look_at(card + np.array([0.4, -1.2, 0.3]), card)
@@ -43,16 +40,12 @@ def _box_scene(fog: bool, milk: bool = False):
     `milk`: a second box, beside the first, with a surface and a volume (pass index 2)."""
     from blender_envs.core import shapes
     from blender_envs.core.bpy_env import bpy
-    from blender_envs.core.camera_rig import apply_camera_pose
-    from blender_envs.core.cycles_setup import configure_cycles, configure_device
-    from blender_envs.core.scene_reset import reset_scene
-    from blender_envs.core.settings import RenderSettings
     from blender_envs.calib.spec import sample_scene
+    from blender_envs.core.camera_rig import apply_camera_pose
+    from blender_envs.core.settings import RenderSettings
 
     quality = RenderSettings(**QUALITY)
-    scene = reset_scene()
-    configure_cycles(scene, quality, seed=1)
-    configure_device(scene, "cpu")
+    scene = cycles_scene(quality)
     solid = bpy.data.materials.new("solid")
     solid.use_nodes = True
     shapes.mesh_object(scene, "cube", box_part((-0.5, 3.5, -0.5), (0.5, 4.5, 0.5)), solid, 1)

@@ -178,7 +178,20 @@ def helpers_of(plan: Plan, root: Path = ROOT) -> list[Path]:
     tracked = set(tracked_files(root))
     helpers = sorted(p for p in (root / "tests").glob("*.py")
                      if not p.name.startswith("test_") and f"tests/{p.name}" in tracked)
-    return [p for p in helpers if p.name == "conftest.py" or p.stem in imported or f"tests.{p.stem}" in imported]
+    everywhere = {"conftest.py"} | {f"{name}.py" for name in conftest_plugins(root / "tests" / "conftest.py")}
+    return [p for p in helpers if p.name in everywhere or p.stem in imported or f"tests.{p.stem}" in imported]
+
+
+def conftest_plugins(conftest: Path) -> list[str]:
+    """The plugin modules conftest.py names in `pytest_plugins` (loaded for every test, as it is)."""
+    if not conftest.is_file():
+        return []
+    for node in ast.parse(conftest.read_text()).body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "pytest_plugins"
+                                                for t in node.targets):
+            value = ast.literal_eval(node.value)
+            return [value] if isinstance(value, str) else list(value)
+    return []
 
 
 def tool_version() -> str:

@@ -106,6 +106,16 @@ def test_fingerprint_changes_with_the_tests_and_the_config(tmp_path, settings):
     (tmp_path / "tests" / "fixtures_of_other.py").write_text("X = 2\n")
     assert fp() != fourth
     assert [p.name for p in run.helpers_of(plan, tmp_path)] == ["conftest.py", "fixtures_of_other.py"]
+    # a plugin module conftest.py loads counts for every selection, as conftest.py does
+    (tmp_path / "tests" / "ordering.py").write_text("A = 1\n")
+    unnamed = fp()
+    (tmp_path / "tests" / "conftest.py").write_text('# helper\npytest_plugins = ["ordering"]\n')
+    named = fp()
+    assert named != unnamed
+    (tmp_path / "tests" / "ordering.py").write_text("A = 2\n")
+    assert fp() != named
+    assert [p.name for p in run.helpers_of(plan, tmp_path)] == ["conftest.py", "fixtures_of_other.py", "ordering.py"]
+    assert run.conftest_plugins(ROOT / "tests" / "conftest.py") == ["mutants_order"]
     # the module's entries in the equivalents list (a new folder records them untested), not others'
     fifth = fp()
     (tmp_path / "docs").mkdir()
@@ -282,7 +292,7 @@ class _Item:
 
 
 def test_a_mutants_tests_run_fastest_first_with_a_file_and_a_class_kept_together():
-    from conftest import fastest_first
+    from mutants_order import fastest_first
 
     seconds = {"tests/a.py::slow": 9.0, "tests/a.py::quick": 0.5, "tests/a.py::K::k1": 0.2, "tests/a.py::K::k2": 4.0,
                "tests/b.py::t[1]": 0.3, "tests/b.py::t[2]": 0.1, "tests/c.py::only": 2.0}
@@ -313,7 +323,7 @@ PLAN_TESTS = ["tests/test_pins_plan.py::test_constants", "tests/test_pins_plan.p
 @pytest.mark.parametrize("mutant, ordered", [("scorers.x.x_f__mutmut_3", True), ("stats", False), ("", False)])
 def test_only_a_mutants_run_reorders_its_tests_by_the_stats_runs_seconds(tmp_path, mutant, ordered):
     """pytest itself, with the repository's conftest, from a folder holding the stats run's seconds."""
-    from conftest import TEST_SECONDS
+    from mutants_order import TEST_SECONDS
 
     seconds = {PLAN_TESTS[0]: 3.0, PLAN_TESTS[1]: 1.0, PLAN_TESTS[2]: 2.0}
     (tmp_path / TEST_SECONDS).write_text(json.dumps(seconds))
@@ -323,7 +333,7 @@ def test_only_a_mutants_run_reorders_its_tests_by_the_stats_runs_seconds(tmp_pat
 
 @pytest.mark.parametrize("mutant, written", [("stats", True), ("scorers.x.x_f__mutmut_3", False), ("", False)])
 def test_mutmuts_stats_run_records_each_tests_whole_time(tmp_path, mutant, written):
-    from conftest import TEST_SECONDS
+    from mutants_order import TEST_SECONDS
 
     _collect(tmp_path, PLAN_TESTS, mutant)
     path = tmp_path / TEST_SECONDS

@@ -23,7 +23,8 @@ from blender_envs.vehicle.lot import LotSpec, sample_lot
 from geometry.camera import Phone, look_at, sample_phone, sample_phone_pose
 from geometry.scene import SceneSpec, View
 
-GENERATOR_VERSION = "vehicle-6"   # 6: a busy lot (far cars in the free bays), lumpy tree crowns, far trees,
+GENERATOR_VERSION = "vehicle-7"   # 7: the lot's paint lines never overlap (shared head lines rendered black)
+                                  # 6: a busy lot (far cars in the free bays), lumpy tree crowns, far trees,
                                   #    skyline, clearer sky; domed lamp lenses
                                   # 5: rounded vertical corners, crowned hood / roof / deck, bumpers tucked under
                                   # 4: worn asphalt (patches, oil stains, cracks), chamfered kerbs

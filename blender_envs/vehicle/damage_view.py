@@ -43,7 +43,8 @@ from blender_envs.vehicle.lot import LotSpec, sample_lot
 from geometry.camera import Phone, look_at, sample_phone, sample_phone_pose
 from geometry.scene import SceneSpec, View
 
-GENERATOR_VERSION = "vehicle-6"   # 6: car_view's busier lot (far cars, tree crowns, skyline, clearer sky)
+GENERATOR_VERSION = "vehicle-7"   # 7: car_view's paint lines that never overlap (no black bars)
+                                  # 6: car_view's busier lot (far cars, tree crowns, skyline, clearer sky)
                                   # 5: rounded corners, crowned tops (the damaged panel follows them)
                                   # 4: car_view's worn lot; the damaged panel's wheel arch cut exactly
                                   # 3: shaped panels (arch cut-outs, shoulder, tumblehome), coated paint

@@ -37,19 +37,27 @@ def _noisy(name, color, scale, amount, bump=0.0, roughness=0.9):
 
 
 def line_part(lot: LotSpec) -> mesh_parts.Part:
-    """Side lines of every bay and the head line of every row, as thin boxes."""
+    """Side lines of every bay and the head line of every row, as thin boxes that never overlap.
+    Two rows parked head to head share their head line, so it is drawn once, and side lines stop
+    at its edge: two coincident top faces shadow each other (every shadow and bounce ray leaving
+    one hits the other), and the shared head lines, drawn twice, rendered pitch black, bars across
+    the lot that passed for lamp posts' shadows (the crossings too, as black squares)."""
     parts = []
     t, z = LINE_WIDTH_M / 2, LINE_THICK_M
     rows: dict[float, list] = {}
     for b in lot.bays:
         rows.setdefault(b.center[1], []).append(b)
+    heads: set[tuple[float, float]] = set()     # (head line's y, bay centre x): one box per bay
     for y, bays in rows.items():
         xs = sorted(b.center[0] for b in bays)
+        f = bays[0].facing
+        head = round(y + f * BAY_LENGTH_M / 2, 6)
+        y0, y1 = sorted((y - f * BAY_LENGTH_M / 2, head - f * t))   # side lines stop at the head line
         for x in [x - BAY_WIDTH_M / 2 for x in xs] + [xs[-1] + BAY_WIDTH_M / 2]:
-            parts.append(mesh_parts.box_part((x - t, y - BAY_LENGTH_M / 2, 0.0), (x + t, y + BAY_LENGTH_M / 2, z)))
-        head = y + bays[0].facing * BAY_LENGTH_M / 2
-        parts.append(mesh_parts.box_part((xs[0] - BAY_WIDTH_M / 2, head - t, 0.0),
-                                         (xs[-1] + BAY_WIDTH_M / 2, head + t, z)))
+            parts.append(mesh_parts.box_part((x - t, y0, 0.0), (x + t, y1, z)))
+        heads |= {(head, round(x, 6)) for x in xs}
+    for head, x in sorted(heads):
+        parts.append(mesh_parts.box_part((x - BAY_WIDTH_M / 2, head - t, 0.0), (x + BAY_WIDTH_M / 2, head + t, z)))
     return mesh_parts.merge_parts(parts)
 
 

@@ -202,8 +202,9 @@ def fence_part(lot: LotSpec, f) -> mesh_parts.Part:
         parts.append(mesh_parts.box_part((-X, y - 0.02, z - 0.02), (X, y + 0.02, z + 0.02)))
     for x in np.arange(-X, X, 0.12):           # vertical wires
         parts.append(mesh_parts.box_part((x - 0.004, y - 0.004, 0.1), (x + 0.004, y + 0.004, f.height_m - 0.03)))
-    for z in np.arange(0.25, f.height_m - 0.1, 0.15):
-        parts.append(mesh_parts.box_part((-X, y - 0.004, z - 0.004), (X, y + 0.004, z + 0.004)))
+    for z in np.arange(0.25, f.height_m - 0.1, 0.15):   # horizontal wires, a little thinner: their faces
+        # never lie in a vertical wire's face, where the two would shadow each other (line_part)
+        parts.append(mesh_parts.box_part((-X, y - 0.003, z - 0.004), (X, y + 0.003, z + 0.004)))
     return mesh_parts.merge_parts(parts)
 
 

@@ -8,6 +8,7 @@ the expected paint area, one head line per shared head) and on a render (no blac
 from __future__ import annotations
 
 import itertools
+import sys
 
 import numpy as np
 import pytest
@@ -15,7 +16,11 @@ import pytest
 from blender_envs.registry import get_environment
 from blender_envs.vehicle.lot import BAY_LENGTH_M, BAY_WIDTH_M, LINE_WIDTH_M
 from blender_envs.vehicle.lot_build import LINE_THICK_M, fence_part, line_part
+from conftest import ROOT
 from render_farm.seeds import rng_for
+
+sys.path.insert(0, str(ROOT / "scripts"))
+import coplanar_faces as coplanar  # noqa: E402
 
 
 def lot_of(env: str, seed: int):
@@ -38,53 +43,8 @@ def overlap_area(a, b) -> float:
     return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
 
 
-def _separated(A, B, eps: float) -> bool:
-    """Two 2-D triangles overlap by at most `eps` along some edge normal (separating axes)."""
-    for T in (A, B):
-        for i in range(3):
-            e = T[(i + 1) % 3] - T[i]
-            axis = np.array([-e[1], e[0]]) / np.hypot(e[0], e[1])
-            a, b = A @ axis, B @ axis
-            if min(a.max(), b.max()) - max(a.min(), b.min()) <= eps:
-                return True
-    return False
-
-
-def same_facing_overlaps(part, eps: float = 1e-4) -> int:
-    """Pairs of triangles facing the same way in one plane (to 0.1 mm) that overlap by more than
-    `eps` metres: the surfaces Cycles shades black where they meet."""
-    V, F = part
-    P = _triangles(V, F)
-    n = np.cross(P[:, 1] - P[:, 0], P[:, 2] - P[:, 0])
-    n /= np.linalg.norm(n, axis=1)[:, None]
-    key = np.round(np.c_[n * 1e3, np.einsum("ij,ij->i", n, P[:, 0]) * 1e4]).astype(np.int64)
-    groups: dict[tuple, list[int]] = {}
-    for i, k in enumerate(map(tuple, key)):
-        groups.setdefault(k, []).append(i)
-    count = 0
-    for members in groups.values():
-        if len(members) < 2:
-            continue
-        normal = n[members[0]]
-        u = np.cross(normal, [0.0, 0.0, 1.0] if abs(normal[2]) < 0.9 else [1.0, 0.0, 0.0])
-        u /= np.linalg.norm(u)
-        v = np.cross(normal, u)
-        Q = np.stack([P[members] @ u, P[members] @ v], -1)
-        lo, hi = Q.min(1), Q.max(1)
-        order = np.argsort(lo[:, 0])
-        for i, a in enumerate(order):
-            for b in order[i + 1:]:
-                if lo[b, 0] >= hi[a, 0] - eps:
-                    break
-                if lo[b, 1] < hi[a, 1] - eps and lo[a, 1] < hi[b, 1] - eps and not _separated(Q[a], Q[b], eps):
-                    count += 1
-    return count
-
-
-def _triangles(V, F) -> np.ndarray:
-    """Fan triangles of a part's polygons, as (n, 3, 3) corner arrays."""
-    V = np.asarray(V, float)
-    return np.array([[V[f[0]], V[f[k]], V[f[k + 1]]] for f in F for k in range(1, len(f) - 1)])
+def same_facing_overlaps(part) -> int:
+    return len(coplanar.same_facing_overlaps(coplanar.part_triangles(*part)))
 
 
 CASES = [("car_view", 0), ("car_view", 3), ("damage_view", 1), ("car_plate", 2), ("ro_board", 4)]
@@ -107,13 +67,18 @@ def test_neither_the_paint_nor_the_fence_has_faces_lying_on_each_other(env, seed
         assert same_facing_overlaps(fence_part(lot, bd)) == 0
 
 
-def test_the_overlap_finder_finds_two_boxes_on_top_of_each_other():
+def test_the_overlap_finder_on_two_boxes():
     from geometry.mesh_parts import box_part, merge_parts
 
     one = box_part((0.0, 0.0, 0.0), (1.0, 0.1, 0.003))
-    assert same_facing_overlaps(merge_parts([one, box_part((2.0, 0.0, 0.0), (3.0, 0.1, 0.003))])) == 0
-    assert same_facing_overlaps(merge_parts([one, box_part((0.5, 0.0, 0.0), (1.5, 0.1, 0.003))])) > 0
+    assert same_facing_overlaps(merge_parts([one, box_part((2.0, 0.0, 0.0), (3.0, 0.1, 0.003))])) == 0  # apart
     assert same_facing_overlaps(merge_parts([one, box_part((1.0, 0.0, 0.0), (2.0, 0.1, 0.003))])) == 0  # touching
+    # half over the other: in each of the 4 shared planes (top, bottom, two sides) 3 of the 4 pairs
+    # of triangles overlap (the fourth pair lies on opposite sides of the two diagonals)
+    assert same_facing_overlaps(merge_parts([one, box_part((0.5, 0.0, 0.0), (1.5, 0.1, 0.003))])) == 12
+    # a top 0.05 mm higher still lies in the plane; raised by 0.2 mm, only the two sides do
+    assert same_facing_overlaps(merge_parts([one, box_part((0.5, 0.0, 0.0), (1.5, 0.1, 0.00305))])) == 12
+    assert same_facing_overlaps(merge_parts([one, box_part((0.5, 0.0, 0.0002), (1.5, 0.1, 0.0032))])) == 6
 
 
 @pytest.mark.parametrize("env, seed", CASES)

@@ -1,10 +1,10 @@
 """The lot's paint lines (lot_build.line_part): every bay's two side lines and its piece of the
-row's head line, as boxes whose top faces never overlap (and the fence's wires, whose faces
-never lie in one another's). Two coincident top faces shadow each
-other in Cycles (each shadow ray leaving one hits the other), so until vehicle-7 the head line
-two rows share, drawn once per row, rendered pitch black (a bar across the lot), and each
-crossing of a side line with a head line was a black square. Checked on the mesh (no overlap,
-the expected paint area, one head line per shared head) and on a render (no black paint)."""
+row's head line, as boxes whose top faces never overlap (and the fence's wires, whose faces never
+lie in one another's). Two coincident top faces shadow each other in Cycles (each shadow ray
+leaving one hits the other), so until vehicle-7 the head line two rows share, drawn once per row,
+rendered pitch black (a bar across the lot), and each crossing of a side line with a head line
+was a black square. Checked on the mesh (no overlap, the expected paint area, one head line per
+shared head) and on a render (no black paint)."""
 from __future__ import annotations
 
 import itertools

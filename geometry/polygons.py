@@ -38,11 +38,13 @@ def _axes(P: np.ndarray) -> np.ndarray:
     return n / np.linalg.norm(n, axis=1, keepdims=True)
 
 
-def polys_intersect(A: np.ndarray, B: np.ndarray) -> bool:
-    """Separating-axis test of two convex polygons (touching counts as intersecting)."""
+def polys_intersect(A: np.ndarray, B: np.ndarray, min_overlap: float = -1e-12) -> bool:
+    """Separating-axis test of two convex polygons: they intersect unless, along some edge normal,
+    one ends less than `min_overlap` metres into the other (by default touching counts as
+    intersecting; a positive `min_overlap` asks for that much overlap, e.g. faces lying on each other)."""
     for ax in np.vstack([_axes(A), _axes(B)]):
         a, b = A @ ax, B @ ax
-        if a.max() < b.min() - 1e-12 or b.max() < a.min() - 1e-12:
+        if a.max() < b.min() + min_overlap or b.max() < a.min() + min_overlap:
             return False
     return True
 

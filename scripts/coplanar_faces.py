@@ -20,28 +20,17 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from geometry.polygons import polys_intersect  # noqa: E402
+
 PLANE_M = 1e-4      # faces within 0.1 mm of one plane count as lying in it
 OVERLAP_M = 1e-4    # and overlap when no separating axis leaves them apart by more than this
 
 
-def _separated(A: np.ndarray, B: np.ndarray, eps: float) -> bool:
-    """Two 2-D triangles overlap by at most `eps` along some edge normal (separating axes)."""
-    for T in (A, B):
-        for i in range(3):
-            e = T[(i + 1) % 3] - T[i]
-            length = np.hypot(e[0], e[1])
-            if length < 1e-12:
-                return True
-            axis = np.array([-e[1], e[0]]) / length
-            a, b = A @ axis, B @ axis
-            if min(a.max(), b.max()) - max(a.min(), b.min()) <= eps:
-                return True
-    return False
-
-
 def same_facing_overlaps(tris: np.ndarray, eps: float = OVERLAP_M) -> list[tuple[int, int]]:
     """Index pairs of triangles ((n, 3, 3) corners) facing the same way in one plane (to
-    PLANE_M) that overlap by more than `eps`. Triangles are grouped by plane, then swept in x."""
+    PLANE_M) that overlap by more than `eps` (a separating-axis test with that margin). Triangles
+    are grouped by plane, then swept in x."""
     n = np.cross(tris[:, 1] - tris[:, 0], tris[:, 2] - tris[:, 0])
     length = np.linalg.norm(n, axis=1)
     keep = np.nonzero(length > 2e-6)[0]            # degenerate slivers have no plane
@@ -65,7 +54,7 @@ def same_facing_overlaps(tris: np.ndarray, eps: float = OVERLAP_M) -> list[tuple
             for b in order[i + 1:]:
                 if lo[b, 0] >= hi[a, 0] - eps:
                     break
-                if lo[b, 1] < hi[a, 1] - eps and lo[a, 1] < hi[b, 1] - eps and not _separated(Q[a], Q[b], eps):
+                if lo[b, 1] < hi[a, 1] - eps and lo[a, 1] < hi[b, 1] - eps and polys_intersect(Q[a], Q[b], eps):
                     pairs.append((int(keep[members[a]]), int(keep[members[b]])))
     return pairs
 
@@ -104,7 +93,6 @@ def main() -> None:
     ap.add_argument("scene", nargs="?", type=int, default=0)
     ap.add_argument("--top", type=int, default=12)
     a = ap.parse_args()
-    sys.path.insert(0, str(ROOT))
     from blender_envs.registry import known_environments
 
     if a.env not in known_environments():

@@ -96,3 +96,13 @@ def test_nearest_poly_distance_one_value_per_point():
     d = nearest_poly_distance(xy, polys)
     assert d.shape == (3,) and np.allclose(d, [1.0, 0.25, 0.5])
     assert np.allclose(nearest_poly_distance([2.0, 0.5], polys), [1.0])
+
+
+@pytest.mark.parametrize("shift, hit", [(0.93, False), (0.85, True), (1.0, False)])
+def test_a_positive_min_overlap_asks_for_that_much_overlap(shift, hit):
+    """Unit squares shifted along x: 0.07 m of overlap is under 0.1, 0.15 m over it, touching none;
+    by default all three intersect (touching counts)."""
+    A = rect_poly([0.0, 0.0, 1.0, 1.0])
+    B = rect_poly([shift, 0.0, shift + 1.0, 1.0])
+    assert polys_intersect(A, B, min_overlap=0.1) is hit and polys_intersect(B, A, min_overlap=0.1) is hit
+    assert polys_intersect(A, B) and polys_intersect(B, A)

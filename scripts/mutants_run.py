@@ -154,6 +154,7 @@ def fingerprint(plan: Plan, table: str, root: Path = ROOT) -> str:
         h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     h.update(table.encode())
     h.update(tool_version().encode())
+    h.update(runner_identity().encode())
     h.update(json.dumps(listed_equivalents(plan.module, root), sort_keys=True).encode())
     return h.hexdigest()
 
@@ -235,6 +236,25 @@ def children_per_module(workers: int, modules: int) -> int:
     return max(1, workers // max(1, min(workers, modules)))
 
 
+def mutmut_command(env: dict | None = None) -> list[str]:
+    """mutmut through scripts/mutants_mutmut.py (one pytest session a module, not one a mutant), or
+    plain mutmut when SCENEBENCH_MUTANTS_RUNNER=pytest-main (to compare the two)."""
+    runner = (os.environ if env is None else env).get("SCENEBENCH_MUTANTS_RUNNER", "session")
+    if runner == "pytest-main":
+        return [str(MUTMUT)]
+    if runner != "session":
+        raise SystemExit(f"mutants_run: SCENEBENCH_MUTANTS_RUNNER={runner!r}: use session or pytest-main")
+    return [sys.executable, str(ROOT / "scripts" / "mutants_mutmut.py")]
+
+
+def runner_identity() -> str:
+    """What runs each mutant's tests, for the fingerprint: plain mutmut, or the launcher's source."""
+    command = mutmut_command()
+    if command == [str(MUTMUT)]:
+        return "pytest-main"
+    return hashlib.sha256(Path(command[1]).read_bytes()).hexdigest()
+
+
 def run_one(plan: Plan, base: dict, settings: dict, fresh: bool, children: int = 1) -> tuple[Plan, str, float]:
     work, key, state = prepare(plan, base, settings, fresh)
     if state == "cached":
@@ -253,7 +273,7 @@ def run_one(plan: Plan, base: dict, settings: dict, fresh: bool, children: int =
                 (work / PENDING).unlink()    # a half-seeded folder is rebuilt, not resumed
                 return plan, f"mutmut failed (seeding, exit {seeding.returncode}); see " \
                              f"{(work / 'mutmut.log').relative_to(ROOT)}", 0.0
-        proc = subprocess.run([str(MUTMUT), "run", "--max-children", str(children)], cwd=work, stdout=log,
+        proc = subprocess.run([*mutmut_command(), "run", "--max-children", str(children)], cwd=work, stdout=log,
                               stderr=subprocess.STDOUT, env=env)
     seconds = earlier + time.perf_counter() - t0
     (work / SECONDS).write_text(f"{seconds:.1f}\n")

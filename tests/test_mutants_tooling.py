@@ -342,3 +342,162 @@ def test_mutmuts_stats_run_records_each_tests_whole_time(tmp_path, mutant, writt
         seconds = json.loads(path.read_text())
         assert sorted(seconds) == sorted(PLAN_TESTS)
         assert all(0.0 < s < 30.0 for s in seconds.values())     # setup + call + teardown, each > 0
+
+
+# --- scripts/mutants_mutmut.py: one pytest session a module ----------------------------------------
+
+TINY_MODULE = '''\
+def add(a, b):
+    return a + b
+
+
+def sub(a, b):
+    return a - b
+
+
+def label(x):
+    return "big" if x > 10 else "small"
+
+
+def base():
+    return 3
+
+
+def closing():
+    return "closed"
+
+
+def clamp(x, lo, hi):
+    if x < lo:
+        return lo
+    if x > hi:
+        return hi
+    return x
+
+
+def shout(text):
+    print(text.upper())
+'''
+
+TINY_TESTS = '''\
+import pytest
+
+from pkg.m import add, base, clamp, closing, label, shout, sub
+
+
+@pytest.fixture(scope="session")
+def three():
+    value = base()
+    assert value == 3, "a mutant of base() fails this fixture's setup"
+    return value
+
+
+@pytest.fixture
+def shut():
+    state = closing()     # called in setup: mutmut's stats give a test the calls made before its teardown
+    yield
+    assert state == "closed", "a mutant of closing() fails this fixture's teardown"
+
+
+def test_add():
+    assert add(2, 3) == 5
+
+
+def test_label_edges():
+    assert label(11) == "big"
+    assert label(10) == "small"
+
+
+def test_uses_the_session_fixture(three):
+    assert three + 1 == 4
+
+
+def test_closes(shut):
+    pass
+
+
+def test_clamp_weakly():
+    assert clamp(5, 0, 10) == 5
+
+
+def test_shout(capsys):
+    shout("hi")
+    assert capsys.readouterr().out == "HI\\n"
+
+
+@pytest.mark.xfail(strict=True)
+def test_known_wrong():
+    assert sub(1, 1) == 2      # passes only under sub's a + b mutant: a strict xpass fails the run
+'''
+
+# pkg.m's mutants and their verdicts (1 killed, 0 survived): clamp's two survive (one weak test), every
+# other is killed in a test's call, in the session fixture's setup, in a fixture's teardown, through
+# capsys, or by a strict xfail that passes.
+TINY_VERDICTS = {"add": [1], "sub": [1], "label": [1] * 8, "base": [1], "closing": [1, 1],
+                 "clamp": [0, 0], "shout": [1, 1]}
+
+
+def _tiny_project(folder):
+    (folder / "pkg").mkdir(parents=True)
+    (folder / "tests").mkdir()
+    (folder / "pyproject.toml").write_text(
+        '[tool.mutmut]\nsource_paths = ["pkg"]\npytest_add_cli_args_test_selection = ["tests"]\n'
+        'pytest_add_cli_args = ["-p", "no:cacheprovider", "-q"]\n\n'
+        '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n')
+    (folder / "pkg" / "__init__.py").write_text("")
+    (folder / "pkg" / "m.py").write_text(TINY_MODULE)
+    (folder / "tests" / "__init__.py").write_text("")
+    (folder / "tests" / "test_m.py").write_text(TINY_TESTS)
+    (folder / "tests" / "mutants_order.py").write_text((ROOT / "tests" / "mutants_order.py").read_text())
+
+
+def _verdicts(folder, command):
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if k not in ("MUTANT_UNDER_TEST", "PYTEST_CURRENT_TEST")}
+    r = subprocess.run([*command, "run", "--max-children", "2"], cwd=folder, env={**env, "PYTHONPATH": ""},
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    codes = json.loads((folder / "mutants" / "pkg" / "m.py.meta").read_text())["exit_code_by_key"]
+    by_function: dict[str, list[int]] = {}
+    for name in sorted(codes, key=lambda n: (n.split("__mutmut_")[0], int(n.split("__mutmut_")[1]))):
+        by_function.setdefault(name.split(".x_")[1].split("__mutmut_")[0], []).append(codes[name])
+    return by_function
+
+
+def test_the_session_runner_gives_plain_mutmuts_verdicts(tmp_path):
+    """The launcher changes how a mutant's tests are started, never what they decide: on a project whose
+    mutants die in every way a pytest run can fail (call, session-fixture setup, teardown, capsys, a
+    strict xfail passing) or survive, it records exactly plain mutmut's exit codes."""
+    _tiny_project(tmp_path / "session")
+    _tiny_project(tmp_path / "plain")
+    session = _verdicts(tmp_path / "session", [sys.executable, str(ROOT / "scripts" / "mutants_mutmut.py")])
+    plain = _verdicts(tmp_path / "plain", [sys.executable, "-c", "from mutmut.__main__ import cli; cli()"])
+    assert plain == TINY_VERDICTS
+    assert session == TINY_VERDICTS
+
+
+@pytest.mark.parametrize("choice, launcher", [(None, True), ("session", True), ("pytest-main", False)])
+def test_the_runner_is_the_launcher_unless_plain_mutmut_is_asked_for(choice, launcher):
+    env = {} if choice is None else {"SCENEBENCH_MUTANTS_RUNNER": choice}
+    command = run.mutmut_command(env)
+    assert (command[-1] == str(ROOT / "scripts" / "mutants_mutmut.py")) is launcher
+    assert (command == [str(run.MUTMUT)]) is (not launcher)
+
+
+def test_an_unknown_runner_is_refused():
+    with pytest.raises(SystemExit, match="SCENEBENCH_MUTANTS_RUNNER='fork'"):
+        run.mutmut_command({"SCENEBENCH_MUTANTS_RUNNER": "fork"})
+
+
+def test_the_fingerprint_follows_the_runner(tmp_path, monkeypatch):
+    import subprocess
+
+    (tmp_path / "m.py").write_text("x = 1\n")
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=tmp_path, check=True)
+    plan = run.Plan("m.py", ())
+    monkeypatch.delenv("SCENEBENCH_MUTANTS_RUNNER", raising=False)
+    session = run.fingerprint(plan, "table", tmp_path)
+    monkeypatch.setenv("SCENEBENCH_MUTANTS_RUNNER", "pytest-main")
+    assert run.fingerprint(plan, "table", tmp_path) != session

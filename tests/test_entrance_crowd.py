@@ -25,7 +25,8 @@ from render_farm.seeds import rng_for
 
 SEEDS = range(4)
 # (target, placed, walkers) of the four test draws: a change to the draw shows here first
-PINNED = [(109, 27, 10), (38, 23, 7), (30, 30, 1), (88, 35, 5)]
+# (entrance_crowd-2: the targets are the same draws; placed/walkers moved with the lobby's furniture)
+PINNED = [(109, 30, 9), (38, 23, 7), (30, 29, 3), (88, 36, 6)]
 
 
 def _spec(seed: int) -> C.EntranceCrowdSpec:

@@ -93,3 +93,48 @@ def test_one_cctv_pipeline_per_clip(run):
     isp = [r["isp"] for r in recs]
     assert len({p["jpeg_quality"] for p in isp}) == 1 and 55 <= isp[0]["jpeg_quality"] <= 80
     assert all(p["ca_k"] == 0.0 for p in isp)
+
+
+def test_lobby_furniture_is_in_the_object_index_pass_where_it_projects(run):
+    """The lobby stage's items are built where the spec says: the top-face centre of each of
+    their parts (projected without Blender, in frame, under no person's box) is a furniture
+    pixel in most cases (a part may hide behind another item), and every furniture pixel lies
+    inside the box of all furniture's projected vertices."""
+    from blender_envs.infra.entrance_build import PASS
+    from blender_envs.infra.entrance_furnishings import NEW_KINDS
+    from blender_envs.infra.entrance_layout import furniture_parts
+    from geometry.camera import project
+
+    clip, spec, state = _clip(run)
+    (fid,) = [o["id"] for o in state["objects"] if o["name"] == "furniture"]
+    assert fid == PASS["furniture"]
+    env = get_environment("entrance")
+    hits = checked = 0
+    for f in clip["frames"]:
+        index = np.load(run / f["passes"])["object_index"]
+        h, w = index.shape
+        pose = env.sample_view(spec, None, f["index"], LONG_SIDE).pose
+        K, T = pose.K_array(), pose.cam_to_world_array()
+        people = [o["amodal_box_xyxy"] for o in f["objects"] if o["category"] == "person" and o["amodal_box_xyxy"]]
+        tops, every = [], []
+        for item in spec.furniture:
+            for (V, _), _ in furniture_parts(item):
+                V = np.asarray(V, float)
+                every.append(V)
+                if item.kind in NEW_KINDS:
+                    tops.append([*(0.5 * (V[:, :2].min(axis=0) + V[:, :2].max(axis=0))), V[:, 2].max()])
+        uv, z = project(np.array(tops), K, T)
+        for (u, v), zz in zip(uv, z):
+            iu, iv = int(round(u)), int(round(v))
+            if zz <= 0 or not (1 <= iu < w - 1 and 1 <= iv < h - 1):
+                continue
+            if any(b[0] - 1 <= u <= b[2] + 1 and b[1] - 1 <= v <= b[3] + 1 for b in people):
+                continue
+            checked += 1
+            hits += int(index[iv, iu] == fid)
+        uv_all, z_all = project(np.vstack(every), K, T)
+        ys, xs = np.nonzero(index == fid)
+        if len(xs) and np.all(z_all > 0):
+            assert xs.min() >= uv_all[:, 0].min() - 1 and xs.max() <= uv_all[:, 0].max() + 1
+            assert ys.min() >= uv_all[:, 1].min() - 1 and ys.max() <= uv_all[:, 1].max() + 1
+    assert checked >= 40 and hits >= 0.7 * checked, (hits, checked)

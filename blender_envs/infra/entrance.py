@@ -27,18 +27,21 @@ from pydantic import BaseModel, ConfigDict
 from blender_envs.infra import people
 from blender_envs.infra.entrance_door import DoorAgent, EntranceTimeline, Swing, swing_knots
 from blender_envs.infra.entrance_events import LOITER_S, DoorGeometry, derive_events
+from blender_envs.infra.entrance_lobby import ITEM_GAP_M, LobbyDecor, LobbyStage, stage_rng
 from blender_envs.infra.entrance_layout import (DOOR_W, FURNITURE_HALF_DIAG, PANEL_SIZE, READER_OFFSET,
-                                                WALL_T, Furniture, door_panel_parts)
+                                                WALL_T, Furniture, door_panel_parts, furniture_footprint)
 from blender_envs.infra.warehouse import Lighting, Look
 from blender_envs.infra.warehouse_layout import Zone
 from blender_envs.registry import Environment
 from geometry.camera import project, projected_pixel_box
 from geometry.clip import ClipSpec, MountedCamera, camera_pose
 from geometry.events import Event
+from geometry.polygons import poly_distance
 from geometry.scene import SceneSpec, View
 from geometry.timeline import Agent, Arc, Line, Path, PathTrajectory, SpeedProfile, profile_from_phases
 
-GENERATOR_VERSION = "entrance-1"
+# -2: a furnished lobby (entrance_lobby: desk, seating, planters, windows, posters; tiles as texture)
+GENERATOR_VERSION = "entrance-2"
 DURATION_S = 30.0
 FRAMES_PER_CLIP = 8
 LIGHTINGS = ("day", "dusk", "night")
@@ -160,7 +163,8 @@ class EntranceSpec(SceneSpec):
     floor_color: list[float]
     wall_color: list[float]
     accent_color: list[float]          # the door wall's colour
-    furniture: list[Furniture]
+    furniture: list[Furniture]         # the first draw's, then the lobby stage's
+    decor: LobbyDecor                  # the lobby stage's windows, wall items, rugs, tiles, colours
     lamps: list[list[float]]
     lighting: Lighting
     looks: dict[str, Look]
@@ -569,10 +573,14 @@ def _lighting(rng) -> Lighting:
                     lamps_on=True, lamp_power_w=_r(rng.uniform(100, 200)), lamp_kelvin=_r(rng.uniform(2800, 4500)))
 
 
-def _furniture(rng, agents: list[Agent], x_lo: float, x_hi: float, yf: float, side_gap, k: int) -> list[Furniture]:
+def _furniture(rng, agents: list[Agent], x_lo: float, x_hi: float, yf: float, side_gap, k: int,
+               anchors: list[Furniture]) -> list[Furniture]:
     """Benches, planters and bins along the lobby's side walls and the door wall, wherever
     no person's box comes within FURNITURE_CLEAR_M of them at any time (a 0.2 s scan; a
-    walker covers < 0.3 m in 0.2 s, inside the margin)."""
+    walker covers < 0.3 m in 0.2 s, inside the margin) and ITEM_GAP_M from the lobby stage's
+    anchors (desk, seating). A slot next to an anchor still makes its draws, so the generator
+    is where it was without the anchors (entrance_crowd draws on from it)."""
+    spots = [furniture_footprint(a) for a in anchors]
     ts = np.arange(0.0, DURATION_S + 1e-9, 0.2)
     tracks = [np.array([a.position(float(t))[:2] for t in ts]) for a in agents if a.category == "person"]
     reach = FURNITURE_HALF_DIAG + 0.5 * math.hypot(*people.CIVILIAN_SIZE_XY) + FURNITURE_CLEAR_M
@@ -588,7 +596,9 @@ def _furniture(rng, agents: list[Agent], x_lo: float, x_hi: float, yf: float, si
             continue                                  # the side opening stays clear
         if rng.random() < 0.55 and free(np.array([x, y])):
             kind = ("bench", "planter", "bin")[int(rng.integers(3))]
-            out.append(Furniture(kind=kind, position=[_r(x), _r(y)], yaw_deg=_r(yaw + rng.uniform(-4, 4))))
+            f = Furniture(kind=kind, position=[_r(x), _r(y)], yaw_deg=_r(yaw + rng.uniform(-4, 4)))
+            if all(poly_distance(furniture_footprint(f), P) >= ITEM_GAP_M for P in spots):
+                out.append(f)
     return out
 
 
@@ -629,9 +639,15 @@ def sample_scene(rng: np.random.Generator, scene_id: str, seed: int, wall_y: tup
     tone = rng.uniform(0.45, 0.7)
     wall_h = _r(max(rng.uniform(3.0, 3.6), cam.height_m + rng.uniform(0.6, 1.5)))  # an atrium over a high camera
     wall = [_r(x) for x in (rng.uniform(0.6, 0.85), rng.uniform(0.6, 0.82), rng.uniform(0.55, 0.8))]
+    accent = _pick(rng, "accent")[1]
+    lobby_rect = [x_lo, LOBBY_BACK_Y, x_hi, yw]
+    stage = LobbyStage(stage_rng(seed, "lobby"), lobby_rect, wall_h, xd, k, side_gap, region.polygon, cast.agents)
+    anchors = stage.anchors()
+    furniture = _furniture(rng, cast.agents, x_lo, x_hi, yf, side_gap, k, anchors)
+    extra, decor = stage.finish(furniture)
     return EntranceSpec(
         env="entrance", scene_id=scene_id, seed=seed,
-        lobby=[x_lo, LOBBY_BACK_Y, x_hi, yw],
+        lobby=lobby_rect,
         corridor=[_r(xd - 1.3), yw, _r(xd + 1.3), _r(yw + 6.5)],
         side_gap=side_gap, region_side=k,
         wall_height=wall_h,
@@ -639,8 +655,8 @@ def sample_scene(rng: np.random.Generator, scene_id: str, seed: int, wall_y: tup
         loiter_region=region,
         floor_color=[_r(tone), _r(tone * 0.97), _r(tone * 0.92)],
         wall_color=wall,
-        accent_color=_pick(rng, "accent")[1],
-        furniture=_furniture(rng, cast.agents, x_lo, x_hi, yf, side_gap, k),
+        accent_color=accent,
+        furniture=furniture + extra, decor=decor,
         lamps=[[_r(x), _r(y), _r(wall_h - 0.1)] for y in np.arange(1.5, yw - 0.5, 3.0)
                for x in np.linspace(x_lo + 1.5, x_hi - 1.5, 3)] + [[_r(xd), _r(yw + 3.0), _r(wall_h - 0.1)]],
         lighting=lighting, looks=looks, scripts=scripts,

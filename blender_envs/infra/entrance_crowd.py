@@ -33,13 +33,15 @@ from pydantic import BaseModel, ConfigDict
 
 from blender_envs.infra import entrance, people
 from blender_envs.infra.entrance import EntranceSpec, _person_look
-from blender_envs.infra.entrance_layout import FURNITURE_HALF_DIAG, furniture_parts
+from blender_envs.infra.entrance_layout import furniture_footprint, furniture_parts
 from blender_envs.registry import Environment
 from geometry.camera import world_to_camera
 from geometry.clip import camera_pose
+from geometry.polygons import nearest_poly_distance
 from geometry.timeline import Agent, Line, Path, PathTrajectory, Stationary, profile_from_phases
 
-GENERATOR_VERSION = "entrance_crowd-1"
+# -2: the entrance's furnished lobby (entrance-2); passers keep clear of furniture footprints
+GENERATOR_VERSION = "entrance_crowd-2"
 CROWD_MIN, CROWD_MEAN_EXTRA, CROWD_MAX = 20, 24.0, 120   # target = min(MAX, MIN + round(Exp(MEAN_EXTRA)))
 CONCOURSE_WALL_Y = (10.0, 18.0)    # the door wall farther (entrance: 5-11 m) ...
 CONCOURSE_HALF_WIDTH = (10.0, 14.0)  # ... and the lobby wider (entrance: 6-8 m): a concourse
@@ -249,8 +251,8 @@ class _Ground:
         self.door_x1 = spec.door_x + DOOR_ZONE_X
         P = np.asarray(spec.loiter_region.polygon, float)
         self.region = (*(P.min(axis=0) - REGION_KEEP_M), *(P.max(axis=0) + REGION_KEEP_M))
-        self.furniture = np.array([f.position for f in spec.furniture], float).reshape(-1, 2)
-        self.furniture_reach = FURNITURE_HALF_DIAG + self.radius + FURNITURE_CLEAR_M
+        self.furniture = [furniture_footprint(f) for f in spec.furniture]
+        self.furniture_reach = self.radius + FURNITURE_CLEAR_M        # from a footprint's edge
 
     def allowed(self, xy: np.ndarray) -> bool:
         """Every point of `xy` (N, 2) inside the lobby box and out of the keep-out zones."""
@@ -263,11 +265,7 @@ class _Ground:
         rx0, ry0, rx1, ry1 = self.region
         if np.any((x > rx0) & (x < rx1) & (y > ry0) & (y < ry1)):
             return False
-        if len(self.furniture):
-            d = np.linalg.norm(xy[:, None, :] - self.furniture[None], axis=2)
-            if np.any(d < self.furniture_reach):
-                return False
-        return True
+        return not (self.furniture and np.any(nearest_poly_distance(xy, self.furniture) < self.furniture_reach))
 
     def clear(self, track: np.ndarray) -> bool:
         if not self.tracks:

@@ -5,12 +5,12 @@ what the scorer projects for the door's box.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
+from blender_envs.infra import entrance_furnishings as furnishings
 from geometry.mesh_parts import Part, box_part, cylinder_part
+from geometry.polygons import nearest_poly_distance
 
 WALL_T = 0.2           # the door wall's thickness (the door line is its middle plane)
 DOOR_W = 1.0           # clear opening
@@ -23,12 +23,14 @@ MAT_Z = 0.004
 
 
 class Furniture(BaseModel):
-    """A static lobby thing: a bench, a planter or a bin, standing at `position` ([x, y])."""
+    """A static lobby thing standing at `position` ([x, y]): a bench, a planter or a bin (the
+    first draw), or one of `entrance_furnishings.NEW_KINDS` (the lobby stage's draw)."""
 
     model_config = ConfigDict(extra="forbid")
-    kind: str          # "bench" | "planter" | "bin"
+    kind: str          # "bench" | "planter" | "bin" | entrance_furnishings.NEW_KINDS
     position: list[float]
     yaw_deg: float
+    size: list[float] = []   # [length] for the kinds that draw one (reception, sofa, low_table)
 
 
 FURNITURE_HALF_DIAG = 0.85   # the largest (a 1.6 x 0.45 m bench) within this of its position
@@ -102,8 +104,9 @@ def mat_part(door_x: float, y_face: float) -> Part:
     return box_part((door_x - 0.8, y_face - 1.2, 0.0), (door_x + 0.8, y_face, MAT_Z))
 
 
-def furniture_parts(f: Furniture) -> list[tuple[Part, str]]:
-    """World-space parts of one furniture item."""
+def _local_furniture_parts(f: Furniture) -> list[tuple[Part, str]]:
+    if f.kind in furnishings.NEW_KINDS:
+        return furnishings.local_parts(f.kind, f.size)
     if f.kind == "bench":
         local = [(box_part((-0.8, -0.22, 0.40), (0.8, 0.22, 0.46)), "seat")]
         for x in (-0.7, 0.7):
@@ -116,7 +119,22 @@ def furniture_parts(f: Furniture) -> list[tuple[Part, str]]:
         local = [(cylinder_part((0.0, 0.0), 0.18, 0.0, 0.7, 14), "metal")]
     else:
         raise ValueError(f"unknown furniture kind {f.kind!r}")
-    a = math.radians(f.yaw_deg)
-    R = np.array([[math.cos(a), -math.sin(a), 0], [math.sin(a), math.cos(a), 0], [0, 0, 1.0]])
-    t = np.array([f.position[0], f.position[1], 0.0])
-    return [((np.asarray(V) @ R.T + t, F), m) for (V, F), m in local]
+    return local
+
+
+def furniture_parts(f: Furniture) -> list[tuple[Part, str]]:
+    """World-space parts of one furniture item."""
+    return furnishings.place(_local_furniture_parts(f), f.position, f.yaw_deg)
+
+
+def furniture_footprint(f: Furniture) -> np.ndarray:
+    """The (4, 2) floor rectangle that holds every part of the item (what people keep clear of)."""
+    return furnishings.footprint_of(_local_furniture_parts(f), f.position, f.yaw_deg)
+
+
+def furniture_distance(xy, items: list[Furniture]) -> np.ndarray:
+    """Distance of floor points (N, 2) to the nearest item's footprint (0 inside; inf if none)."""
+    p = np.atleast_2d(np.asarray(xy, float))
+    if not items:
+        return np.full(len(p), np.inf)
+    return nearest_poly_distance(p, [furniture_footprint(f) for f in items])

@@ -122,7 +122,8 @@ def test_field_poses_stay_in_the_clear_disc_outside_the_car(field):
 
 def test_scene_side_acceptance_is_within_half_of_table_1(field):
     """Issue 12: within +-50% of Table 1's 0.23 on >= 400 random field poses (the farm's
-    own seeds, root seed 0). Measured 0.243 (97 / 400; docs/envs/car_view.md has seeds 0-3);
+    own seeds, root seed 0). Measured 0.320 (128 / 400) on vehicle-8, whose neighbours make the
+    sampler redraw blocked poses (vehicle-7: 0.243, 97 / 400, 13 unscored; docs/envs/car_view.md);
     vehicle-1's bodies gave 96: the hull now holds the side mirrors (20 cm out from the sides)
     and the tyres' tread and sidewall points, which moves the fill and in-frame terms of a few
     poses. A change of the distribution
@@ -131,8 +132,8 @@ def test_scene_side_acceptance_is_within_half_of_table_1(field):
     assert len(verdicts) == 400
     accepted = sum(v == Verdict.ACCEPT for v in verdicts)
     assert 0.5 * TABLE1 <= accepted / 400 <= 1.5 * TABLE1
-    assert accepted == 97
-    assert sum(v == Verdict.UNSCORED for v in verdicts) == 13
+    assert accepted == 128
+    assert sum(v == Verdict.UNSCORED for v in verdicts) == 0
 
 
 def test_the_named_face_has_the_sign_of_the_camera_direction_on_the_field_poses(field):
@@ -286,6 +287,8 @@ def test_rendered_subject_mask_agrees_with_the_projected_hull():
     from blender_envs.vehicle.car_view_build import build
 
     spec = spec_of(2)
+    spec = spec.model_copy(update={"lot": spec.lot.model_copy(update={"neighbours": [], "inner_far_cars": []})})
+    # ^ vehicle-8's neighbours would hide the flank these side poses look at (tests/test_neighbours.py)
     q = RenderSettings(name="t", long_side_px=160, samples=1, pass_samples=1, denoise=False)
     scene = reset_scene()
     configure_cycles(scene, q, 0)

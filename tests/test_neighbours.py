@@ -238,7 +238,6 @@ def test_hiding_the_neighbours_changes_no_subject_pixel_on_a_kept_pose():
     the subject's object-index pixels are the same with the neighbours hidden (nothing of them
     stands in front of it); on a drawn pose the rule refused for blocked sight lines, hiding
     them uncovers subject pixels (the check can see an occlusion)."""
-    from blender_envs.core.bpy_env import bpy
     from blender_envs.core.camera_rig import apply_camera_pose
     from blender_envs.core.cycles_setup import configure_cycles, configure_device
     from blender_envs.core.render_passes import render_frame
@@ -279,4 +278,3 @@ def test_hiding_the_neighbours_changes_no_subject_pixel_on_a_kept_pose():
     for pose in kept:
         assert subject_pixels(pose, False) == subject_pixels(pose, True) > 0
     assert subject_pixels(refused, True) > subject_pixels(refused, False)
-    del bpy

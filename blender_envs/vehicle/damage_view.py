@@ -43,7 +43,8 @@ from blender_envs.vehicle.car_parts import arch_outline
 from blender_envs.vehicle.car_view import stage_rng
 from blender_envs.vehicle.damage import (DamageSite, clip_convex, halfplane, in_arch_cutout, polygon_area, sample_damage,
                                          site_rect)
-from blender_envs.vehicle.lot import BAY_CLEAR_MARGIN_M, Bay, LotSpec, bay_corners, sample_lot, sample_neighbours
+from blender_envs.vehicle.lot import (BAY_CLEAR_MARGIN_M, Bay, LotSpec, bay_corners, sample_lot,
+                                      sample_neighbours)
 from blender_envs.vehicle.sightline import CLEARANCE_M, MAX_POSE_DRAWS, occluders, pose_problem
 from geometry.camera import Phone, look_at, sample_phone, sample_phone_pose
 from geometry.scene import SceneSpec, View

@@ -12,7 +12,8 @@ are drawn per scene as on the roofs
 The clear disc
 --------------
 Every bay that reaches into the disc of radius `clear_radius_m` about the subject is
-left empty, and every distractor car's footprint and every lamp post lies outside it.
+left empty by `sample_lot` (vehicle-8's neighbours, below, may fill it), and every
+distractor car's footprint and every lamp post lies outside it.
 The photographer stands inside the disc (the field pose keeps within it), so nothing
 can stand between the phone and the subject: the line from any point of the disc to
 the subject lies in the disc (it is convex). "Whole car in frame" is then exact from
@@ -38,8 +39,9 @@ Neighbours (vehicle-8)
 car_view and damage_view park cars inside the disc too (`sample_neighbours`, drawn from a
 stage generator of their own after every earlier draw): a share `NEIGHBOUR_FILL` of the bays
 in the disc, full cars (`LotSpec.neighbours`) in the subject's row and the facing row within
-`NEAR_BAYS` bays of it, far-car copies elsewhere (`LotSpec.inner_far_cars`), so the subject stands in a full lot. The disc
-then no longer proves a clear view; the field pose samplers check each pose instead
+`NEAR_BAYS` bays of it, far-car copies elsewhere (`LotSpec.inner_far_cars`), so the subject
+stands in a full lot. The disc then no longer proves a clear view; the field pose samplers
+check each pose instead
 (`sightline.pose_problem`: the camera stands clear of every car and lamp, and no car's box
 meets a sight line to the subject). car_plate and ro_board keep the clear disc.
 """

@@ -15,8 +15,8 @@ import numpy as np
 from blender_envs.core import materials, shapes
 from blender_envs.vehicle.car_build import build_car
 from blender_envs.vehicle.far_cars_build import build_far_cars
-from blender_envs.vehicle.lot import (BAY_LENGTH_M, BAY_WIDTH_M, KERB_HEIGHT_M, KERB_WIDTH_M, LINE_WIDTH_M, NEIGHBOUR_PREFIX,
-                                      LotSpec)
+from blender_envs.vehicle.lot import (BAY_LENGTH_M, BAY_WIDTH_M, KERB_HEIGHT_M, KERB_WIDTH_M, LINE_WIDTH_M,
+                                      NEIGHBOUR_PREFIX, LotSpec)
 from geometry import mesh_parts
 from geometry.scene import SceneObject
 
@@ -362,7 +362,7 @@ def build_lot(scene, lot: LotSpec) -> list[SceneObject]:
         prefix = "subject_" if k == 0 else f"car{k}_"
         objects += build_car(scene, car.body, car.placement, car.color, first, prefix)
     for i, car in enumerate(lot.neighbours):
-        objects += build_car(scene, car.body, car.placement, car.color, NEIGHBOUR_FIRST_PASS + DISTRACTOR_PASS_STRIDE * i,
-                             NEIGHBOUR_PREFIX.format(i=i))
+        first = NEIGHBOUR_FIRST_PASS + DISTRACTOR_PASS_STRIDE * i
+        objects += build_car(scene, car.body, car.placement, car.color, first, NEIGHBOUR_PREFIX.format(i=i))
     objects += build_far_cars(scene, lot)
     return sorted(objects, key=lambda o: o.id)

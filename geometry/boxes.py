@@ -35,6 +35,18 @@ def upright_boxes(rows: list[tuple[float, float, float, float, float, float, flo
     return UprightBoxes(a[:, :2], a[:, 2], a[:, 3:5], a[:, 5], a[:, 6])
 
 
+def boxes_within(boxes: UprightBoxes, lo_xy, hi_xy) -> UprightBoxes:
+    """The boxes whose footprint's axis-aligned bounds meet the rectangle lo_xy..hi_xy (a
+    conservative cull: a box left out meets nothing inside the rectangle)."""
+    c, s = np.abs(np.cos(np.radians(boxes.yaw_deg))), np.abs(np.sin(np.radians(boxes.yaw_deg)))
+    ext = np.stack([c * boxes.half_xy[:, 0] + s * boxes.half_xy[:, 1],
+                    s * boxes.half_xy[:, 0] + c * boxes.half_xy[:, 1]], axis=-1)
+    keep = ((boxes.center_xy + ext >= np.asarray(lo_xy, float)) &
+            (boxes.center_xy - ext <= np.asarray(hi_xy, float))).all(axis=1)
+    return UprightBoxes(boxes.center_xy[keep], boxes.yaw_deg[keep], boxes.half_xy[keep], boxes.z_lo[keep],
+                        boxes.z_hi[keep])
+
+
 def _to_box_frames(points: np.ndarray, boxes: UprightBoxes) -> np.ndarray:
     """(M, 3) world points -> (N, M, 3) in every box's frame (origin at its ground centre)."""
     c, s = np.cos(np.radians(boxes.yaw_deg)), np.sin(np.radians(boxes.yaw_deg))

@@ -23,7 +23,7 @@ import numpy as np
 
 from blender_envs.registry import Environment
 from blender_envs.vehicle.body import FACES, hull_points, sample_body, sample_color, to_world
-from blender_envs.vehicle.lot import LotSpec, sample_lot, sample_neighbours
+from blender_envs.vehicle.lot import LotSpec, empty_run_bays, sample_empty_runs, sample_lot, sample_neighbours
 from blender_envs.vehicle.sightline import MAX_POSE_DRAWS, occluders, pose_problem
 from geometry.camera import Phone, look_at, sample_phone, sample_phone_pose
 from geometry.scene import SceneSpec, View
@@ -73,7 +73,8 @@ def sample_scene(rng: np.random.Generator, scene_id: str, seed: int) -> CarViewS
     srng = stage_rng(root, "subject")
     body, color = sample_body(srng), sample_color(srng)
     lot = sample_lot(stage_rng(root, "lot"), clear_radius(body.length_m), body, color)
-    lot = sample_neighbours(stage_rng(root, "neighbours"), lot)
+    runs = sample_empty_runs(stage_rng(root, "clear_bays"))
+    lot = sample_neighbours(stage_rng(root, "neighbours"), lot, leave_empty=empty_run_bays(runs))
     phone = sample_phone(stage_rng(root, "phone"))
     return CarViewSpec(env="car_view", scene_id=scene_id, seed=seed, lot=lot, phone=phone)
 
@@ -96,27 +97,33 @@ def field_eye(spec: CarViewSpec, azimuth_deg: float, lengths: float, height_m: f
 
 def sample_view(spec: CarViewSpec, rng: np.random.Generator, view_index: int, long_side_px: int,
                 attempt: int = 0) -> View:
-    """A field pose the photographer can take: `draw_view` again until `sightline.pose_problem`
-    finds nothing in the way (a RuntimeError after MAX_POSE_DRAWS draws)."""
+    """A field pose the photographer can take: the first draw (vehicle-7's pose) if
+    `sightline.pose_problem` finds nothing in the way, else distance, azimuth, height, aim and
+    phone drawn again **for the same requested face** (so the faces stay uniform) until one is
+    clear. Only if MAX_POSE_DRAWS draws of that face find none (the scene's empty bays make
+    every face photographable, so this is rare) is the face drawn again too, and a
+    RuntimeError follows MAX_POSE_DRAWS more."""
     boxes = occluders(spec.lot)
     car = spec.lot.subject
     targets = to_world(car.placement, hull_points(car.body))
-    problems = []
-    for _ in range(MAX_POSE_DRAWS):
-        view = draw_view(spec, rng, view_index, long_side_px, attempt)
+    face, problem = None, None
+    for k in range(2 * MAX_POSE_DRAWS):
+        view = draw_view(spec, rng, view_index, long_side_px, attempt, face if k < MAX_POSE_DRAWS else None)
+        face = view.target.partition(":")[2]
         problem = pose_problem(boxes, view.pose.center, targets)
         if problem is None:
             return view
-        problems.append(problem)
     raise RuntimeError(f"car_view {spec.scene_id} view {view_index}: no clear pose in {MAX_POSE_DRAWS} draws "
-                       f"(last: {problems[-1]})")
+                       f"of the face {face} nor {MAX_POSE_DRAWS} of any face (last: {problem})")
 
 
 def draw_view(spec: CarViewSpec, rng: np.random.Generator, view_index: int, long_side_px: int,
-              attempt: int = 0) -> View:
-    """Walk to the requested face, step back about two lengths, aim at the car by hand."""
+              attempt: int = 0, face: str | None = None) -> View:
+    """Walk to the requested face, step back about two lengths, aim at the car by hand. The
+    face is drawn (uniform over the four) unless given: a redraw keeps the requested face."""
     car = spec.lot.subject
-    face = FACES[int(rng.integers(len(FACES)))]
+    if face is None:
+        face = FACES[int(rng.integers(len(FACES)))]
     az = FACE_AZIMUTH[face] + float(rng.normal(0.0, AZIMUTH_SD_DEG))
     lengths = float(math.exp(rng.uniform(math.log(DISTANCE_LENGTHS[0]), math.log(DISTANCE_LENGTHS[1]))))
     height = float(rng.uniform(*CROUCH_HEIGHT_M)) if rng.random() < CROUCH_SHARE else float(rng.uniform(*EYE_HEIGHT_M))

@@ -79,6 +79,8 @@ FAR_FILL = (0.55, 0.85)      # share of the bays left free that far cars take (u
 REVERSE_SHARE = 0.15         # parked nose-out (reversed in)
 NEIGHBOUR_FILL = (0.6, 0.9)  # vehicle-8: share of the disc's bays that neighbours take (uniform per lot)
 NEAR_BAYS = 3                # ... full cars within this many bays of the subject in its row and the facing row
+EMPTY_RUN_BAYS = (2, 3, 4)    # car_view: empty bays either side of the subject in its row, each side ...
+EMPTY_RUN_P = (0.35, 0.4, 0.25)   # ... drawn independently with these chances ("clear_bays" stage)
 NEIGHBOUR_PREFIX = "nb{i}_"  # object names of neighbour i (0-based, LotSpec.neighbours; lot_build)
 
 
@@ -408,12 +410,34 @@ def is_near_bay(bay: Bay) -> bool:
     return bay.center[1] in (0.0, BAY_LENGTH_M) and abs(bay.center[0]) <= NEAR_BAYS * BAY_WIDTH_M + 1e-6
 
 
-def sample_neighbours(rng: np.random.Generator, lot: LotSpec, keep_clear=None) -> LotSpec:
+def sample_empty_runs(rng: np.random.Generator) -> tuple[int, int]:
+    """car_view (stage "clear_bays"): how many bays the subject's row leaves empty on its -x and
+    its +x side (each `EMPTY_RUN_BAYS` with chances `EMPTY_RUN_P`): a car photographed for
+    intake stands next to free bays, so each flank can be photographed from 1.5-3 lengths."""
+    return tuple(int(rng.choice(EMPTY_RUN_BAYS, p=EMPTY_RUN_P)) for _ in range(2))
+
+
+def empty_run_bays(runs: tuple[int, int]):
+    """A predicate on bays: the `runs` (-x side, +x side) bays next to the subject in its row,
+    and the bay facing it head to head (its face toward that row needs it free)."""
+    def empty(bay: Bay) -> bool:
+        x, y = bay.center
+        k = round(x / BAY_WIDTH_M)
+        if y == 0.0 and k != 0:
+            return -runs[0] <= k <= runs[1]
+        return y == BAY_LENGTH_M and k == 0
+    return empty
+
+
+def sample_neighbours(rng: np.random.Generator, lot: LotSpec, keep_clear=None, leave_empty=None) -> LotSpec:
     """vehicle-8: park cars in a `NEIGHBOUR_FILL` share of the disc's bays (`disc_bays`), bays
-    for which `keep_clear(bay)` is true left empty. Near bays (`is_near_bay`) take full cars
-    drawn as the distractors are, the others far-car copies of a distractor
-    (`inner_far_cars`; built after `far_cars`, so those keep their pass index). `rng` is a
-    stage of its own: every earlier draw of the lot is unchanged."""
+    for which `keep_clear(bay)` is true left empty (no draw: damage_view). Near bays
+    (`is_near_bay`) take full cars drawn as the distractors are, the others far-car copies of a
+    distractor (`inner_far_cars`; built after `far_cars`, so those keep their pass index).
+    A bay for which `leave_empty(bay)` is true (car_view's empty runs) has its car drawn and
+    then not parked, so every other bay's car is the one drawn without it. Last, a full car of
+    the subject's style and colour (a twin beside it) has its colour drawn again until it
+    differs. `rng` is a stage of its own: every earlier draw of the lot is unchanged."""
     if len(lot.cars) < 2:
         raise ValueError("sample_neighbours needs a lot with distractors (the far copies' templates)")
     share = float(rng.uniform(*NEIGHBOUR_FILL))
@@ -423,11 +447,21 @@ def sample_neighbours(rng: np.random.Generator, lot: LotSpec, keep_clear=None) -
             continue
         if rng.random() >= share:
             continue
+        parked = leave_empty is None or not leave_empty(bay)
         if is_near_bay(bay):
             style = lot.subject.body.style if rng.random() < SAME_STYLE_SHARE else None
             col = lot.subject.color if rng.random() < SAME_COLOR_SHARE else sample_color(rng)
             body = sample_body(rng, style)
-            neighbours.append(LotCar(body=body, color=col, placement=_park(rng, bay), plate=sample_plate(rng)))
+            car = LotCar(body=body, color=col, placement=_park(rng, bay), plate=sample_plate(rng))
+            if parked:
+                neighbours.append(car)
         else:
-            far.append(FarCar(template=int(rng.integers(1, len(lot.cars))), placement=_park(rng, bay)))
+            car = FarCar(template=int(rng.integers(1, len(lot.cars))), placement=_park(rng, bay))
+            if parked:
+                far.append(car)
+    subj = lot.subject
+    for i, car in enumerate(neighbours):                # after every earlier draw: no twin beside the subject
+        while car.body.style == subj.body.style and car.color == subj.color:
+            car = car.model_copy(update={"color": sample_color(rng)})
+        neighbours[i] = car
     return lot.model_copy(update={"neighbours": neighbours, "inner_far_cars": far})

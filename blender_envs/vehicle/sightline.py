@@ -21,7 +21,7 @@ import numpy as np
 
 from blender_envs.vehicle.body import Body, Placement, hull_points
 from blender_envs.vehicle.lot import LotSpec
-from geometry.boxes import UprightBoxes, point_box_distance_xy, segments_hit_boxes, upright_boxes
+from geometry.boxes import UprightBoxes, boxes_within, point_box_distance_xy, segments_hit_boxes, upright_boxes
 
 CLEARANCE_M = 0.5            # the camera keeps this far (horizontally) from every other car and lamp post
 BOX_PAD_M = 0.02             # an occluder box is its car's hull box grown by this
@@ -69,6 +69,9 @@ def pose_problem(boxes: UprightBoxes, eye, targets) -> str | None:
     """Why a camera at `eye` (world) cannot take the picture of the world points `targets`,
     or None: 'camera within CLEARANCE_M of a car or lamp', or 'k of n sight lines blocked'."""
     eye = np.asarray(eye, float)
+    pts = np.vstack([eye[None, :2], np.asarray(targets, float).reshape(-1, 3)[:, :2]])
+    boxes = boxes_within(boxes, pts.min(axis=0) - CLEARANCE_M, pts.max(axis=0) + CLEARANCE_M)
+    # ^ exact cull: every segment lies in these points' bounds, every box within CLEARANCE_M of the eye meets them
     if len(boxes) and float(point_box_distance_xy(eye[:2], boxes).min()) < CLEARANCE_M:
         return f"camera within {CLEARANCE_M} m of a car or lamp"
     hit = segments_hit_boxes(eye, targets, boxes)

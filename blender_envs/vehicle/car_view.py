@@ -10,9 +10,11 @@ in DISTANCE_LENGTHS of the subject's own length, eye height standing or crouched
 by hand at the car's centre. vehicle-8: neighbours park in the bays round the subject
 (`lot.sample_neighbours`, stage "neighbours"), so a drawn pose is kept only if the camera
 stands clear of every car and lamp and no car hides any hull point of the subject
-(`sightline.pose_problem`); otherwise the whole pose is drawn again from the same generator
-(the first draw is vehicle-7's pose, draw for draw). Distractors, far cars and lamps stay
-outside the disc as before.
+(`sightline.pose_problem`); otherwise the pose is drawn again from the same generator for the
+same requested face (the first draw is vehicle-7's pose, draw for draw; the faces stay uniform).
+So that every face can be photographed, the lot leaves 2-4 bays free either side of the subject
+in its row and the bay facing it (`lot.sample_empty_runs`, stage "clear_bays"). Distractors,
+far cars and lamps stay outside the disc as before.
 """
 from __future__ import annotations
 
@@ -28,7 +30,8 @@ from blender_envs.vehicle.sightline import MAX_POSE_DRAWS, occluders, pose_probl
 from geometry.camera import Phone, look_at, sample_phone, sample_phone_pose
 from geometry.scene import SceneSpec, View
 
-GENERATOR_VERSION = "vehicle-8"   # 8: neighbours in the bays round the subject; poses redrawn if blocked
+GENERATOR_VERSION = "vehicle-8"   # 8: neighbours in the bays round the subject but 2-4 free bays either side;
+                                  #    a blocked pose redrawn for the same face
                                   # 7: the lot's paint lines never overlap (shared head lines rendered black)
                                   # 6: a busy lot (far cars in the free bays), lumpy tree crowns, far trees,
                                   #    skyline, clearer sky; domed lamp lenses

@@ -43,7 +43,10 @@ in the disc, full cars (`LotSpec.neighbours`) in the subject's row and the facin
 stands in a full lot. The disc then no longer proves a clear view; the field pose samplers
 check each pose instead
 (`sightline.pose_problem`: the camera stands clear of every car and lamp, and no car's box
-meets a sight line to the subject). car_plate and ro_board keep the clear disc.
+meets a sight line to the subject). car_view keeps the face a pose requests, so its lot leaves
+empty runs (`sample_empty_runs`: 2-4 bays either side of the subject in its row, and the bay
+facing it) from which every face can be photographed; a neighbour that would be the subject's
+twin (style and colour) is repainted. car_plate and ro_board keep the clear disc.
 """
 from __future__ import annotations
 

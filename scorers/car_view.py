@@ -2,9 +2,10 @@
 
 Table 1 terms (RealityBench), pure functions on explicit geometry, and the Protocol
 adapters (`score_scene`, `score_frame`, `ground_truth`) of the environment
-(`blender_envs.vehicle.car_view`). Every term is scene side: the lot's clear disc keeps
-every other object off the line from the phone to the subject (`lot.py`), so "whole car
-in frame" needs no ray cast; `car_in_frame` and `car_fill` are measured on
+(`blender_envs.vehicle.car_view`). Every term is scene side: the field pose sampler keeps
+only poses from which no other car's or lamp's box meets a sight line to the subject's hull
+points (vehicle-8, `blender_envs.vehicle.sightline`; before, the lot's clear disc did), so
+"whole car in frame" needs no ray cast; `car_in_frame` and `car_fill` are measured on
 `body.hull_points` (panel grids and wheel rims) projected through the pose:
 
 scene side  car_in_frame          every body sample in frame (Table 1 "whole car in frame",

@@ -122,7 +122,10 @@ def test_field_poses_stay_in_the_clear_disc_outside_the_car(field):
 
 def test_scene_side_acceptance_is_within_half_of_table_1(field):
     """Issue 12: within +-50% of Table 1's 0.23 on >= 400 random field poses (the farm's
-    own seeds, root seed 0). Measured 0.243 (97 / 400; docs/envs/car_view.md has seeds 0-3);
+    own seeds, root seed 0). Measured 0.270 (108 / 400, 6 unscored) on vehicle-8, whose
+    neighbours make the sampler redraw blocked poses for the same requested face and whose lot
+    leaves 2-4 bays free either side of the subject (h12's first vehicle-8 sampler, which drew
+    the face again: 128, 0 unscored; vehicle-7: 0.243, 97 / 400, 13 unscored; docs/envs/car_view.md);
     vehicle-1's bodies gave 96: the hull now holds the side mirrors (20 cm out from the sides)
     and the tyres' tread and sidewall points, which moves the fill and in-frame terms of a few
     poses. A change of the distribution
@@ -131,8 +134,8 @@ def test_scene_side_acceptance_is_within_half_of_table_1(field):
     assert len(verdicts) == 400
     accepted = sum(v == Verdict.ACCEPT for v in verdicts)
     assert 0.5 * TABLE1 <= accepted / 400 <= 1.5 * TABLE1
-    assert accepted == 97
-    assert sum(v == Verdict.UNSCORED for v in verdicts) == 13
+    assert accepted == 108
+    assert sum(v == Verdict.UNSCORED for v in verdicts) == 6
 
 
 def test_the_named_face_has_the_sign_of_the_camera_direction_on_the_field_poses(field):
@@ -148,6 +151,25 @@ def test_the_named_face_has_the_sign_of_the_camera_direction_on_the_field_poses(
         assert gt["body_style"] == spec.lot.subject.body.style and gt["color"] == spec.lot.subject.color
         seen.add(gt["side"])
     assert seen == {"front", "rear", "driver", "passenger"}
+
+
+def test_requested_faces_stay_uniform_over_the_field_poses(field):
+    """The question asks which of four faces the photo shows, so the requested faces of the
+    400 field poses stay uniform: a chi-square over the four counts below 11.34 (p = 0.01,
+    3 degrees of freedom). h12's first vehicle-8 sampler, which drew a blocked pose's face
+    again, gave 183 / 159 / 29 / 29 (chi-square 204.5); the same-face redraw and the lot's
+    empty runs beside the subject give 100 / 102 / 95 / 103 (chi-square 0.38;
+    docs/envs/car_view.md). Each face is also
+    shown on at least 15% of the poses."""
+    faces = ("front", "rear", "driver", "passenger")
+    req = [sum(view.target == f"subject:{f}" for _, view in field) for f in faces]
+    n = sum(req)
+    assert n == 400
+    chi2 = sum((c - n / 4) ** 2 / (n / 4) for c in req)
+    assert chi2 < 11.34, (req, chi2)
+    shown = [sum(cv.ground_truth(SimpleNamespace(spec=spec), view)["side"] == f for spec, view in field)
+             for f in faces]
+    assert min(shown) >= 0.15 * n, shown
 
 
 @pytest.mark.parametrize("az, face", [(0.0, "front"), (180.0, "rear"), (90.0, "driver"), (-90.0, "passenger"),
@@ -286,6 +308,8 @@ def test_rendered_subject_mask_agrees_with_the_projected_hull():
     from blender_envs.vehicle.car_view_build import build
 
     spec = spec_of(2)
+    spec = spec.model_copy(update={"lot": spec.lot.model_copy(update={"neighbours": [], "inner_far_cars": []})})
+    # ^ vehicle-8's neighbours would hide the flank these side poses look at (tests/test_neighbours.py)
     q = RenderSettings(name="t", long_side_px=160, samples=1, pass_samples=1, denoise=False)
     scene = reset_scene()
     configure_cycles(scene, q, 0)

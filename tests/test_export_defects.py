@@ -170,7 +170,7 @@ def test_gray_means_the_verdict_depends_only_on_gray_terms(tmp_path):
     assert grade_item(items["tape_gap-random-00000-00"], reply).in_set is True
     assert grade_item(items["tape_gap-random-00000-01"], reply).in_set is False
     card = (s.root / "README.md").read_text()
-    assert "Benchmark file: `realitybench` version `1.8.0`" in card
+    assert "Benchmark file: `realitybench` version `1.9.0`" in card
     # one of the benchmark file's 11 environments was exported: the card names the other ten
     planned = sorted(yaml.safe_load(BENCHMARK.read_text())["environments"])
     assert len(planned) == 11

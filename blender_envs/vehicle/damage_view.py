@@ -23,8 +23,12 @@ Geometry shared by the builder and the scorer lives here, so the pixels are the 
 Field pose (`sample_view`): the technician walks to the damaged panel and photographs
 the site: distance to the site centre log-uniform in DISTANCE_M, horizontal azimuth off
 the panel normal N(0, AZIMUTH_SD_DEG), eye height standing or crouched (bending to the
-site when closer than the height gap), aimed by hand at the site centre. The lot's clear
-disc covers every pose, so no other car stands between the phone and the subject.
+site when closer than the height gap), aimed by hand at the site centre. vehicle-8:
+neighbours park round the subject (`lot.sample_neighbours`, stage "neighbours") except in
+the bays in front of the damaged panel (`site_keeps_clear`: a bay within NEIGHBOUR_KEEP_M of
+the site on its outer side), so the technician can stand back from it; a drawn pose is kept
+only if the camera stands clear of every car and lamp and no other car meets a sight line to
+the site or its neighbouring panels (`sightline.pose_problem`), else drawn again.
 """
 from __future__ import annotations
 
@@ -39,11 +43,14 @@ from blender_envs.vehicle.car_parts import arch_outline
 from blender_envs.vehicle.car_view import stage_rng
 from blender_envs.vehicle.damage import (DamageSite, clip_convex, halfplane, in_arch_cutout, polygon_area, sample_damage,
                                          site_rect)
-from blender_envs.vehicle.lot import LotSpec, sample_lot
+from blender_envs.vehicle.lot import (BAY_CLEAR_MARGIN_M, Bay, LotSpec, bay_corners, sample_lot,
+                                      sample_neighbours)
+from blender_envs.vehicle.sightline import CLEARANCE_M, MAX_POSE_DRAWS, occluders, pose_problem
 from geometry.camera import Phone, look_at, sample_phone, sample_phone_pose
 from geometry.scene import SceneSpec, View
 
-GENERATOR_VERSION = "vehicle-7"   # 7: car_view's paint lines that never overlap (no black bars)
+GENERATOR_VERSION = "vehicle-8"   # 8: car_view's neighbours (not in front of the damage); blocked poses redrawn
+                                  # 7: car_view's paint lines that never overlap (no black bars)
                                   # 6: car_view's busier lot (far cars, tree crowns, skyline, clearer sky)
                                   # 5: rounded corners, crowned tops (the damaged panel follows them)
                                   # 4: car_view's worn lot; the damaged panel's wheel arch cut exactly
@@ -64,6 +71,7 @@ BEND_ELEVATION_DEG = 35.0             # closer than the height gap: the phone is
 AIM_SD_FRAC = 0.10                    # aim error, m per m of distance (each axis)
 ROLL_SD_DEG = 4.0
 CLEAR_MARGIN_M = 1.0                  # clear disc radius = half-diagonal + DISTANCE_M[1] + this
+NEIGHBOUR_KEEP_M = DISTANCE_M[1] + CLEARANCE_M + BAY_CLEAR_MARGIN_M   # vehicle-8: no neighbour this near the site
 
 PATCH_RINGS = 24                      # polar grid of the damaged patch
 PATCH_SEGMENTS = 160                  # ellipse polygon vertices (plus the rectangle's 4 corner rays)
@@ -81,14 +89,29 @@ def clear_radius(body: Body) -> float:
 
 
 def sample_scene(rng: np.random.Generator, scene_id: str, seed: int) -> DamageViewSpec:
-    """Subject, its damage, the lot and the phone, each from its own stage generator."""
+    """Subject, its damage, the lot, the phone and (vehicle-8) the neighbours, each from its own
+    stage generator."""
     root = int(rng.integers(0, 2**63 - 1))
     srng = stage_rng(root, "subject")
     body, color = sample_body(srng), sample_color(srng)
     damage = sample_damage(stage_rng(root, "damage"), body)
     lot = sample_lot(stage_rng(root, "lot"), clear_radius(body), body, color)
+    lot = sample_neighbours(stage_rng(root, "neighbours"), lot, lambda bay: site_keeps_clear(lot, damage, bay))
     phone = sample_phone(stage_rng(root, "phone"))
     return DamageViewSpec(env="damage_view", scene_id=scene_id, seed=seed, lot=lot, phone=phone, damage=damage)
+
+
+def site_keeps_clear(lot: LotSpec, site: DamageSite, bay: Bay) -> bool:
+    """True for a bay no neighbour may take: on the damaged panel's outer side and within
+    NEIGHBOUR_KEEP_M of the site centre (horizontally), where the technician stands."""
+    car = lot.subject
+    c, _, _, n = ellipse_axes(car.body, site)
+    cw = to_world(car.placement, c)[:2]
+    nw = (to_world(car.placement, n) - to_world(car.placement, np.zeros(3)))[:2]
+    corners = bay_corners(bay)
+    lo, hi = corners.min(axis=0), corners.max(axis=0)
+    gap = np.maximum(np.maximum(lo - cw, cw - hi), 0.0)
+    return bool(float(np.hypot(*gap)) <= NEIGHBOUR_KEEP_M and (np.asarray(bay.center) - cw) @ nw > 0.0)
 
 
 # ------------------------------------------------------------------ the site's geometry (car frame)
@@ -344,6 +367,26 @@ def field_eye(spec: DamageViewSpec, azimuth_deg: float, dist_m: float, height_m:
 
 def sample_view(spec: DamageViewSpec, rng: np.random.Generator, view_index: int, long_side_px: int,
                 attempt: int = 0) -> View:
+    """A field pose the technician can take: `draw_view` again until `sightline.pose_problem`
+    finds nothing in the way of the site and its neighbouring panels (a RuntimeError after
+    MAX_POSE_DRAWS draws)."""
+    boxes = occluders(spec.lot)
+    car = spec.lot.subject
+    local = [surface_samples(car.body, spec.damage)] + list(neighbour_samples(car.body, spec.damage).values())
+    targets = to_world(car.placement, np.concatenate(local))
+    problems = []
+    for _ in range(MAX_POSE_DRAWS):
+        view = draw_view(spec, rng, view_index, long_side_px, attempt)
+        problem = pose_problem(boxes, view.pose.center, targets)
+        if problem is None:
+            return view
+        problems.append(problem)
+    raise RuntimeError(f"damage_view {spec.scene_id} view {view_index}: no clear pose in {MAX_POSE_DRAWS} draws "
+                       f"(last: {problems[-1]})")
+
+
+def draw_view(spec: DamageViewSpec, rng: np.random.Generator, view_index: int, long_side_px: int,
+              attempt: int = 0) -> View:
     """Walk to the damaged panel, stand or crouch an arm's length or so away, aim at the site."""
     car = spec.lot.subject
     az = float(np.clip(rng.normal(0.0, AZIMUTH_SD_DEG), -AZIMUTH_MAX_DEG, AZIMUTH_MAX_DEG))

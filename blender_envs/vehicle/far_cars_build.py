@@ -18,7 +18,7 @@ from blender_envs.vehicle.body import car_to_world  # noqa: E402
 from blender_envs.vehicle.lot import LotSpec  # noqa: E402
 from geometry.scene import SceneObject  # noqa: E402
 
-FAR_CAR_FIRST_PASS = 1000     # far car j (0-based, lot.far_cars order) has pass index 1000 + j
+FAR_CAR_FIRST_PASS = 1000     # far car j (0-based, lot.far_cars then lot.inner_far_cars) has pass index 1000 + j
 FAR_DECIMATE = 0.15           # share of a template's triangles kept
 
 
@@ -82,7 +82,7 @@ def build_far_cars(scene, lot: LotSpec) -> list[SceneObject]:
     distractors are built (their objects are named `car{k}_...`)."""
     meshes: dict[int, object] = {}
     out = []
-    for j, far in enumerate(lot.far_cars):
+    for j, far in enumerate(lot.far_cars + lot.inner_far_cars):
         k = far.template
         if k not in meshes:
             prefix = f"car{k}_"

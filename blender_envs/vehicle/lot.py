@@ -12,7 +12,8 @@ are drawn per scene as on the roofs
 The clear disc
 --------------
 Every bay that reaches into the disc of radius `clear_radius_m` about the subject is
-left empty, and every distractor car's footprint and every lamp post lies outside it.
+left empty by `sample_lot` (vehicle-8's neighbours, below, may fill it), and every
+distractor car's footprint and every lamp post lies outside it.
 The photographer stands inside the disc (the field pose keeps within it), so nothing
 can stand between the phone and the subject: the line from any point of the disc to
 the subject lies in the disc (it is convex). "Whole car in frame" is then exact from
@@ -32,6 +33,20 @@ one distractor's body and paint (`FarCar.template`), built once as a merged, dec
 and instanced (lot_build), so the rows beyond the disc read as a busy lot at little cost. They
 stand outside the clear disc like the distractors, so no label changes; they are drawn after
 every earlier draw, so the subject, distractors, lamps, sun and wear are those of vehicle-5.
+
+Neighbours (vehicle-8)
+----------------------
+car_view and damage_view park cars inside the disc too (`sample_neighbours`, drawn from a
+stage generator of their own after every earlier draw): a share `NEIGHBOUR_FILL` of the bays
+in the disc, full cars (`LotSpec.neighbours`) in the subject's row and the facing row within
+`NEAR_BAYS` bays of it, far-car copies elsewhere (`LotSpec.inner_far_cars`), so the subject
+stands in a full lot. The disc then no longer proves a clear view; the field pose samplers
+check each pose instead
+(`sightline.pose_problem`: the camera stands clear of every car and lamp, and no car's box
+meets a sight line to the subject). car_view keeps the face a pose requests, so its lot leaves
+empty runs (`sample_empty_runs`: 2-4 bays either side of the subject in its row, and the bay
+facing it) from which every face can be photographed; a neighbour that would be the subject's
+twin (style and colour) is repainted. car_plate and ro_board keep the clear disc.
 """
 from __future__ import annotations
 
@@ -65,6 +80,11 @@ PARK_YAW_MAX_DEG = 4.0       # the slop is clipped here, so a parked car never l
 BAY_CLEAR_MARGIN_M = 0.6     # ... this margin: bays this far outside the clear disc take distractors
 FAR_FILL = (0.55, 0.85)      # share of the bays left free that far cars take (uniform per lot)
 REVERSE_SHARE = 0.15         # parked nose-out (reversed in)
+NEIGHBOUR_FILL = (0.6, 0.9)  # vehicle-8: share of the disc's bays that neighbours take (uniform per lot)
+NEAR_BAYS = 3                # ... full cars within this many bays of the subject in its row and the facing row
+EMPTY_RUN_BAYS = (2, 3, 4)    # car_view: empty bays either side of the subject in its row, each side ...
+EMPTY_RUN_P = (0.35, 0.4, 0.25)   # ... drawn independently with these chances ("clear_bays" stage)
+NEIGHBOUR_PREFIX = "nb{i}_"  # object names of neighbour i (0-based, LotSpec.neighbours; lot_build)
 
 
 class _M(BaseModel):
@@ -153,6 +173,8 @@ class LotSpec(_M):
     far_cars: list[FarCar] = []                   # vehicle-6: the other free bays' parked cars
     far_trees: list[Tree] = []                    # vehicle-6: a denser belt of trees 25-70 m beyond the lot
     skyline: list[SkylineBlock] = []              # vehicle-6: distant buildings
+    neighbours: list[LotCar] = []                 # vehicle-8: full cars parked in the disc (car_view, damage_view)
+    inner_far_cars: list[FarCar] = []             # vehicle-8: far-car copies parked in the disc's other bays
 
     @property
     def subject(self) -> LotCar:
@@ -369,3 +391,80 @@ def sample_lot(rng: np.random.Generator, clear_radius_m: float, subject_body: Bo
                    bays=bays, asphalt_color=asphalt, line_color=line, kerb_color=kerb, verge_color=verge,
                    backdrops=backdrops, lamps=lamps, trees=trees, sun=sun, cars=cars, wear_offset=wear,
                    far_cars=far, far_trees=far_trees, skyline=skyline)
+
+
+def _park(rng: np.random.Generator, bay: Bay) -> Placement:
+    """A car in `bay`: nose-in (or reversed in), with the distractors' slop."""
+    nose = bay.facing * (1 if rng.random() < 1.0 - REVERSE_SHARE else -1)
+    return Placement(x=_r(bay.center[0] + rng.uniform(-PARK_JITTER_M, PARK_JITTER_M), 3),
+                     y=_r(bay.center[1] + rng.uniform(-PARK_JITTER_M, PARK_JITTER_M), 3),
+                     yaw_deg=_r(90.0 * nose + _slop(rng), 3))
+
+
+def disc_bays(lot: LotSpec) -> list[Bay]:
+    """The bays the distractors and far cars left empty round the subject (those reaching
+    into the disc plus its margin), without the subject's own bay; in bay order."""
+    R = lot.clear_radius_m + BAY_CLEAR_MARGIN_M
+    return [b for b in lot.bays if rect_disc_distance(bay_corners(b)) <= R and (b.center[0], b.center[1]) != (0.0, 0.0)]
+
+
+def is_near_bay(bay: Bay) -> bool:
+    """In the subject's row (y = 0) or the facing row (y = BAY_LENGTH_M), within NEAR_BAYS bays."""
+    return bay.center[1] in (0.0, BAY_LENGTH_M) and abs(bay.center[0]) <= NEAR_BAYS * BAY_WIDTH_M + 1e-6
+
+
+def sample_empty_runs(rng: np.random.Generator) -> tuple[int, int]:
+    """car_view (stage "clear_bays"): how many bays the subject's row leaves empty on its -x and
+    its +x side (each `EMPTY_RUN_BAYS` with chances `EMPTY_RUN_P`): a car photographed for
+    intake stands next to free bays, so each flank can be photographed from 1.5-3 lengths."""
+    return tuple(int(rng.choice(EMPTY_RUN_BAYS, p=EMPTY_RUN_P)) for _ in range(2))
+
+
+def empty_run_bays(runs: tuple[int, int]):
+    """A predicate on bays: the `runs` (-x side, +x side) bays next to the subject in its row,
+    and the bay facing it head to head (its face toward that row needs it free)."""
+    def empty(bay: Bay) -> bool:
+        x, y = bay.center
+        k = round(x / BAY_WIDTH_M)
+        if y == 0.0 and k != 0:
+            return -runs[0] <= k <= runs[1]
+        return y == BAY_LENGTH_M and k == 0
+    return empty
+
+
+def sample_neighbours(rng: np.random.Generator, lot: LotSpec, keep_clear=None, leave_empty=None) -> LotSpec:
+    """vehicle-8: park cars in a `NEIGHBOUR_FILL` share of the disc's bays (`disc_bays`), bays
+    for which `keep_clear(bay)` is true left empty (no draw: damage_view). Near bays
+    (`is_near_bay`) take full cars drawn as the distractors are, the others far-car copies of a
+    distractor (`inner_far_cars`; built after `far_cars`, so those keep their pass index).
+    A bay for which `leave_empty(bay)` is true (car_view's empty runs) has its car drawn and
+    then not parked, so every other bay's car is the one drawn without it. Last, a full car of
+    the subject's style and colour (a twin beside it) has its colour drawn again until it
+    differs. `rng` is a stage of its own: every earlier draw of the lot is unchanged."""
+    if len(lot.cars) < 2:
+        raise ValueError("sample_neighbours needs a lot with distractors (the far copies' templates)")
+    share = float(rng.uniform(*NEIGHBOUR_FILL))
+    neighbours, far = [], []
+    for bay in disc_bays(lot):
+        if keep_clear is not None and keep_clear(bay):
+            continue
+        if rng.random() >= share:
+            continue
+        parked = leave_empty is None or not leave_empty(bay)
+        if is_near_bay(bay):
+            style = lot.subject.body.style if rng.random() < SAME_STYLE_SHARE else None
+            col = lot.subject.color if rng.random() < SAME_COLOR_SHARE else sample_color(rng)
+            body = sample_body(rng, style)
+            car = LotCar(body=body, color=col, placement=_park(rng, bay), plate=sample_plate(rng))
+            if parked:
+                neighbours.append(car)
+        else:
+            car = FarCar(template=int(rng.integers(1, len(lot.cars))), placement=_park(rng, bay))
+            if parked:
+                far.append(car)
+    subj = lot.subject
+    for i, car in enumerate(neighbours):                # after every earlier draw: no twin beside the subject
+        while car.body.style == subj.body.style and car.color == subj.color:
+            car = car.model_copy(update={"color": sample_color(rng)})
+        neighbours[i] = car
+    return lot.model_copy(update={"neighbours": neighbours, "inner_far_cars": far})

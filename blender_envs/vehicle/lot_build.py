@@ -5,7 +5,8 @@ Merged meshes keep the object count (and the build) small: all bay lines are one
 all kerbs one, all lamp posts one. Pass indices (`LOT_PASS`): the lot's pieces below 100
 except the subject car, which takes 2..89 in car_build's order under the `subject_`
 prefix; distractor k (1-based) takes 100 + 40 (k - 1) onwards under `car{k}_`; far car j
-(0-based, vehicle-6) takes 1000 + j under `far{j}` (far_cars_build).
+(0-based, vehicle-6) takes 1000 + j under `far{j}` (far_cars_build); neighbour i (0-based,
+vehicle-8) takes 2000 + 40 i onwards under `nb{i}_`.
 """
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ import numpy as np
 from blender_envs.core import materials, shapes
 from blender_envs.vehicle.car_build import build_car
 from blender_envs.vehicle.far_cars_build import build_far_cars
-from blender_envs.vehicle.lot import (BAY_LENGTH_M, BAY_WIDTH_M, KERB_HEIGHT_M, KERB_WIDTH_M, LINE_WIDTH_M, LotSpec)
+from blender_envs.vehicle.lot import (BAY_LENGTH_M, BAY_WIDTH_M, KERB_HEIGHT_M, KERB_WIDTH_M, LINE_WIDTH_M,
+                                      NEIGHBOUR_PREFIX, LotSpec)
 from geometry import mesh_parts
 from geometry.scene import SceneObject
 
@@ -23,6 +25,7 @@ LOT_PASS = {"verge": 1, "asphalt": 90, "bay_lines": 91, "kerbs": 92, "building":
 SUBJECT_FIRST_PASS = 2
 DISTRACTOR_FIRST_PASS = 100
 DISTRACTOR_PASS_STRIDE = 40
+NEIGHBOUR_FIRST_PASS = 2000      # vehicle-8: neighbour i (0-based, lot.neighbours) from 2000 + 40 i, under `nb{i}_`
 SUN_STRENGTH = 4.0
 SKY_STRENGTH = 0.5           # twice the roofs' fill: open asphalt shadows are not black
 SKY_DUST = 0.3               # vehicle-6: a clear day (Blender's 1.0 left the sky milky white over the lot)
@@ -358,5 +361,8 @@ def build_lot(scene, lot: LotSpec) -> list[SceneObject]:
         first = SUBJECT_FIRST_PASS if k == 0 else DISTRACTOR_FIRST_PASS + DISTRACTOR_PASS_STRIDE * (k - 1)
         prefix = "subject_" if k == 0 else f"car{k}_"
         objects += build_car(scene, car.body, car.placement, car.color, first, prefix)
+    for i, car in enumerate(lot.neighbours):
+        first = NEIGHBOUR_FIRST_PASS + DISTRACTOR_PASS_STRIDE * i
+        objects += build_car(scene, car.body, car.placement, car.color, first, NEIGHBOUR_PREFIX.format(i=i))
     objects += build_far_cars(scene, lot)
     return sorted(objects, key=lambda o: o.id)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from blender_envs.core import materials
 from blender_envs.core.bpy_env import bpy
-from blender_envs.vehicle.lot import LotSpec
+from blender_envs.vehicle.lot import NEIGHBOUR_PREFIX, LotSpec
 from blender_envs.vehicle.plate_texture import PLATE_PX_PER_M, plate_texture
 from blender_envs.vehicle.plates import Plate
 
@@ -45,11 +45,12 @@ def plate_material(name: str, plate: Plate, px_per_m: float = PLATE_PX_PER_M):
 
 
 def print_plates(lot: LotSpec) -> int:
-    """Give every car's plate objects (`subject_plate_front`, `car3_plate_rear`, ...) its
+    """Give every car's plate objects (`subject_plate_front`, `car3_plate_rear`, `nb0_plate_front`, ...) its
     own printed material; returns how many plate objects were printed."""
     done = 0
-    for k, car in enumerate(lot.cars):
-        prefix = "subject_" if k == 0 else f"car{k}_"
+    named = [("subject_" if k == 0 else f"car{k}_", car) for k, car in enumerate(lot.cars)]
+    named += [(NEIGHBOUR_PREFIX.format(i=i), car) for i, car in enumerate(lot.neighbours)]   # vehicle-8
+    for k, (prefix, car) in enumerate(named):
         mat = plate_material(f"{prefix}plate_print", car.plate, PLATE_PX_PER_M if k == 0 else DISTRACTOR_PX_PER_M)
         for end in ("front", "rear"):
             ob = bpy.data.objects.get(f"{prefix}plate_{end}")

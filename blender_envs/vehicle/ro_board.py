@@ -47,7 +47,8 @@ HAND_OBJECT = "ro_board_hand"
 BOARD_PASS, BOARD_BACK_PASS, HAND_PASS = 85, 86, 87   # free in the lot's numbering (subject 2.., lot 90-98)
 BOARD_SIZE_M = (0.40, 0.27)
 BOARD_ROW_M = 0.018                  # cap height of the printed values (the "text row")
-GENERATOR_VERSION = "vehicle-7"      # -7: car_view's paint lines that never overlap (no black bars)
+GENERATOR_VERSION = "vehicle-8"      # -8: the lot spec gains car_view's (here empty) neighbour fields
+                                     # -7: car_view's paint lines that never overlap (no black bars)
                                      # -6: car_view's busier lot (far cars, tree crowns, skyline, clearer sky)
                                      # -5: car_view's rounded, crowned bodies
                                      # -4: car_view's worn lot (asphalt wear, chamfered kerbs)

@@ -208,6 +208,11 @@ def prepare(plan: Plan, base: dict, settings: dict, fresh: bool, root: Path = RO
     stands), "resume" (a run of these same inputs was interrupted: mutmut keeps the verdicts it saved
     and tests only the rest) or "new"."""
     work = WORK / plan.slug
+    tracked = tracked_files(root)
+    untracked = [t for t in plan.tests if t not in tracked]
+    if untracked:   # the folder copies tracked files only: mutmut would fail to find it, or resume without it
+        raise SystemExit(f"mutants_run: {plan.module}: {', '.join(untracked)} not tracked by git "
+                         f"(work folders copy tracked files): git add it")
     table = mutmut_table(base, plan, settings)
     key = fingerprint(plan, table, root)
     stamp, pending = work / "fingerprint", work / PENDING
@@ -218,7 +223,7 @@ def prepare(plan: Plan, base: dict, settings: dict, fresh: bool, root: Path = RO
         return work, key, "resume"
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
-    for rel in tracked_files(root):
+    for rel in tracked:
         if rel.startswith(("mutants", ".ci/")):
             continue
         target = work / rel

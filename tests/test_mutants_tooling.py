@@ -501,3 +501,25 @@ def test_the_fingerprint_follows_the_runner(tmp_path, monkeypatch):
     session = run.fingerprint(plan, "table", tmp_path)
     monkeypatch.setenv("SCENEBENCH_MUTANTS_RUNNER", "pytest-main")
     assert run.fingerprint(plan, "table", tmp_path) != session
+
+
+def test_a_selection_file_git_does_not_track_is_refused(tmp_path, monkeypatch, settings):
+    """The work folder copies tracked files only, so an untracked test file of the selection would make
+    mutmut fail, or a resumed folder run without it: refused in one line, naming the file."""
+    import subprocess
+
+    base, mutants = settings
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "m.py").write_text("x = 1\n")
+    (tmp_path / "tests" / "test_m.py").write_text("import m\ndef test(): assert m.x == 1\n")
+    (tmp_path / "tests" / "test_new.py").write_text("import m\ndef test(): assert m.x\n")
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'r'\n")
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    subprocess.run(["git", "add", "m.py", "tests/test_m.py", "pyproject.toml"], cwd=tmp_path, check=True)
+    monkeypatch.setattr(run, "WORK", tmp_path / "work")
+    plan = run.Plan("m.py", ("tests/test_m.py", "tests/test_new.py"))
+    with pytest.raises(SystemExit, match=r"^mutants_run: m.py: tests/test_new.py not tracked by git"):
+        run.prepare(plan, base, mutants, fresh=False, root=tmp_path)
+    assert not (tmp_path / "work").exists()
+    subprocess.run(["git", "add", "tests/test_new.py"], cwd=tmp_path, check=True)
+    assert run.prepare(plan, base, mutants, fresh=False, root=tmp_path)[2] == "new"

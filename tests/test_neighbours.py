@@ -38,38 +38,6 @@ def damage_spec(seed: int):
     return DAMAGE_VIEW.sample_scene(rng_for("test_neighbours", seed, "scene"), f"d{seed}", seed)
 
 
-# ------------------------------------------------------------------ geometry.boxes worked by hand
-
-def test_segments_against_an_upright_box_worked():
-    box = upright_boxes([(0.0, 0.0, 0.0, 1.0, 0.5, 0.0, 1.5)])          # 2 x 1 x 1.5 m at the origin
-    start = np.array([-3.0, 0.0, 1.0])
-    ends = np.array([[3.0, 0.0, 1.0],        # straight through
-                     [3.0, 0.0, 2.0],        # crosses x = +-1 at z = 1.33 and 1.67: enters, so a hit
-                     [3.0, 0.0, 3.5],        # at x = -1, z = 1.83: passes over
-                     [-1.01, 0.0, 1.0],      # stops 1 cm short of the face
-                     [-1.0, 0.0, 1.0],       # touches the face: conservative hit
-                     [3.0, 0.51, 1.0]])      # y = 0.51 * (x + 3) / 6 reaches 0.17 at x = -1: inside, hit
-    assert segments_hit_boxes(start, ends, box).tolist() == [True, True, False, False, True, True]
-    # parallel to a slab: inside it or never
-    assert segments_hit_boxes([-3.0, 0.49, 1.0], [[3.0, 0.49, 1.0]], box).tolist() == [True]
-    assert segments_hit_boxes([-3.0, 0.51, 1.0], [[3.0, 0.51, 1.0]], box).tolist() == [False]
-    # a box yawed 90 deg: its 2 m run along y
-    yawed = upright_boxes([(0.0, 0.0, 90.0, 1.0, 0.5, 0.0, 1.5)])
-    assert segments_hit_boxes([0.6, -3.0, 1.0], [[0.6, 3.0, 1.0]], yawed).tolist() == [False]
-    assert segments_hit_boxes([0.4, -3.0, 1.0], [[0.4, 3.0, 1.0]], yawed).tolist() == [True]
-    assert segments_hit_boxes([0.0, 0.0, 1.0], [[1.0, 1.0, 1.0]], upright_boxes([])).tolist() == [False]
-    with pytest.raises(ValueError):
-        upright_boxes([(0.0, 0.0, 0.0, -1.0, 0.5, 0.0, 1.5)])
-
-
-def test_point_box_distance_worked():
-    box = upright_boxes([(2.0, 1.0, 90.0, 1.0, 0.5, 0.0, 1.5), (0.0, 0.0, 0.0, 1.0, 1.0, 0.0, 1.0)])
-    d = point_box_distance_xy([2.0, 4.0], box)      # the yawed box spans y 0..2 at x 1.5..2.5
-    assert d[0] == pytest.approx(2.0)
-    assert d[1] == pytest.approx(math.hypot(1.0, 3.0))
-    assert point_box_distance_xy([2.2, 1.9], box)[0] == 0.0
-
-
 # ------------------------------------------------------------------ the pose rule's thresholds
 
 def _lot_with_one_neighbour(dx: float):

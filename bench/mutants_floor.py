@@ -19,40 +19,36 @@ import sys
 import time
 import tomllib
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def fork_and_run(args: list[str]) -> float:
-    """Seconds for one forked child to run pytest.main(args) and exit."""
+def fork_and_time(run: Callable[[], int], what: str) -> float:
+    """Seconds for one forked child, output discarded, to call `run` and exit with its code."""
     t0 = time.perf_counter()
     pid = os.fork()
     if pid == 0:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)
         os.dup2(devnull, 2)
-        os._exit(int(pytest.main(args)))
+        os._exit(int(run()))
     _, status = os.waitpid(pid, 0)
     if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"mutants_floor: the test failed in the child (pytest {' '.join(args)})")
+        raise SystemExit(f"mutants_floor: the test failed in the child ({what})")
     return time.perf_counter() - t0
+
+
+def fork_and_run(args: list[str]) -> float:
+    """Seconds for one forked child to run pytest.main(args): mutmut's way."""
+    return fork_and_time(lambda: pytest.main(args), f"pytest {' '.join(args)}")
 
 
 def fork_and_run_collected(collected, nodeid: str) -> float:
     """Seconds for one forked child to run one test from a session collected before the fork."""
-    t0 = time.perf_counter()
-    pid = os.fork()
-    if pid == 0:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, 1)
-        os.dup2(devnull, 2)
-        os._exit(int(collected.run([nodeid])))
-    _, status = os.waitpid(pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"mutants_floor: the test failed in the child (collected session, {nodeid})")
-    return time.perf_counter() - t0
+    return fork_and_time(lambda: collected.run([nodeid]), f"collected session, {nodeid}")
 
 
 def main() -> None:

@@ -15,9 +15,9 @@ from test_entrance_render import check_body_boxes
 
 pytestmark = pytest.mark.render
 
-SEED = 7             # root seed 7, clip 0: 35 passers placed (target 64), a day lobby
+SEED = 7             # root seed 7, clip 0: 32 passers placed (target 64; 35 before the lobby furniture), a day lobby
 LONG_SIDE = 320      # the smallest passer (30 px tall at 640) keeps >= min_visible_px here
-N_BOXES = [35, 36, 36, 36, 35, 34, 34, 34]     # Object Localization boxes per frame (all 8 frames kept)
+N_BOXES = [32, 33, 33, 33, 32, 31, 31, 31]     # Object Localization boxes per frame (all 8 frames kept; entrance_crowd-2)
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +32,7 @@ def _clip(run):
 def test_body_boxes_match_the_object_index_pass(run):
     clip, spec = _clip(run)
     errors, categories = check_body_boxes(run, clip, LONG_SIDE)
-    assert categories >= {"person"} and len(errors) >= 4 * 8 * 25       # most passers are checked in every frame
+    assert categories >= {"person"} and len(errors) >= 4 * 8 * 24       # most of the 32 passers checked in every frame
 
 
 def test_every_passer_is_clear_or_absent(run):

@@ -11,7 +11,6 @@ loiter region and the side opening, and apart from every other item.
 """
 from __future__ import annotations
 
-import hashlib
 import math
 
 import numpy as np
@@ -20,6 +19,7 @@ from pydantic import BaseModel, ConfigDict
 from blender_envs.infra import entrance_furnishings as fu
 from blender_envs.infra import people
 from blender_envs.infra.entrance_layout import Furniture, furniture_footprint
+from blender_envs.stages import stage_rng
 from geometry.polygons import oriented_rect, point_poly_distance, poly_distance, polys_intersect, rect_poly, rot2
 from geometry.timeline import Agent
 
@@ -49,13 +49,6 @@ RUGS = {"grey": (0.2, 0.2, 0.22), "blue": (0.1, 0.14, 0.3), "red": (0.35, 0.08, 
 
 def _r(x) -> float:
     return round(float(x), R)
-
-
-def stage_rng(seed: int, stage: str) -> np.random.Generator:
-    """A generator seeded by blake2b of "seed/stage" (render_farm.seeds.derive_seed's rule, which
-    a spec module may not import): the stage draws apart from the scene's main generator."""
-    key = f"{seed}/{stage}".encode()
-    return np.random.default_rng(int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "little") >> 1)
 
 
 class WallItem(BaseModel):

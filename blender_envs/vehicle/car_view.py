@@ -18,12 +18,12 @@ far cars and lamps stay outside the disc as before.
 """
 from __future__ import annotations
 
-import hashlib
 import math
 
 import numpy as np
 
 from blender_envs.registry import Environment
+from blender_envs.stages import stage_rng
 from blender_envs.vehicle.body import FACES, hull_points, sample_body, sample_color, to_world
 from blender_envs.vehicle.lot import LotSpec, empty_run_bays, sample_empty_runs, sample_lot, sample_neighbours
 from blender_envs.vehicle.sightline import MAX_POSE_DRAWS, occluders, pose_problem
@@ -57,13 +57,6 @@ CLEAR_MARGIN_M = 1.0                  # clear disc radius = DISTANCE_LENGTHS[1] 
 class CarViewSpec(SceneSpec):
     lot: LotSpec
     phone: Phone
-
-
-def stage_rng(root: int, stage: str) -> np.random.Generator:
-    """A generator seeded by blake2b of "root/stage" (render_farm.seeds.derive_seed's rule,
-    which a spec module may not import): one scene's stages draw independently."""
-    key = f"{root}/{stage}".encode()
-    return np.random.default_rng(int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "little") >> 1)
 
 
 def clear_radius(length_m: float) -> float:

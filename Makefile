@@ -54,10 +54,12 @@ export: $(STAMP)
 	$(VENV)/bin/scenebench export --benchmark $(BENCHMARK) --format $(FORMAT) \
 	  $(if $(RUNS),--runs $(RUNS),) --out $(if $(filter out,$(OUT)),$(DATASETS),$(OUT))
 
-# make benchmark BENCHMARK=realitybench [SCALE=1.0]: render every environment, then export
+# make benchmark BENCHMARK=realitybench [SCALE=1.0] [QUALITY=standard]: render every environment, then
+# export; QUALITY given on the command line replaces the benchmark file's preset (runs in a folder of their own)
 benchmark: $(STAMP)
 	$(VENV)/bin/scenebench benchmark --benchmark $(BENCHMARK) --scale $(SCALE) --out $(OUT) \
-	  --datasets $(DATASETS) --executor $(EXECUTOR) --workers $(WORKERS) --device $(DEVICE)
+	  --datasets $(DATASETS) --executor $(EXECUTOR) --workers $(WORKERS) --device $(DEVICE) \
+	  $(if $(filter command line environment,$(origin QUALITY)),--quality $(QUALITY),)
 
 # make new-env NAME=<name>: scaffold an environment that renders and tests at once
 new-env: $(STAMP)

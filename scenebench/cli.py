@@ -102,7 +102,7 @@ def cmd_benchmark(args) -> int:
 
     workers = args.workers if args.workers == "auto" else int(args.workers)
     s = run_benchmark(args.benchmark, scale=args.scale, out=args.out, datasets_out=args.datasets,
-                      executor=args.executor, workers=workers, device=args.device)
+                      executor=args.executor, workers=workers, device=args.device, quality=args.quality)
     return 0 if not s.failed_scenes else 3
 
 
@@ -209,6 +209,8 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("benchmark", help="render a whole benchmark from configs/benchmark/<name>.yaml and export it")
     p.add_argument("--benchmark", default=default, help=f"one of {names}, or a benchmark YAML path")
     p.add_argument("--scale", type=float, default=1.0, help="multiply every frame count (0 stays 0, else >= 1)")
+    p.add_argument("--quality", default=None, metavar="PRESET",
+                   help="a configs/render/ preset instead of the benchmark file's (runs go to a folder of their own)")
     p.add_argument("--out", default="out", help="run root; runs go to <out>/<benchmark>-<version>-scale<S>/")
     p.add_argument("--datasets", default="datasets", help="dataset root; the dataset goes to <datasets>/<benchmark>")
     p.add_argument("--executor", default="local", choices=("local", "ray"))

@@ -3,7 +3,9 @@
 `configs/benchmark/<name>.yaml` fixes the version, root seed, quality preset, generator
 versions and per-environment counts; `scale` grows or shrinks the counts. Runs go to
 `OUT/<name>-<version>-scale<scale>/<env>/`, so runs at different scales never mix, and
-rerunning resumes. Environments that do not exist yet are reported as skipped. It sits
+rerunning resumes. `quality` names another configs/render/ preset than the file's (a quick
+look or a timing at `standard`); such runs go to `...-scale<scale>-<preset>/`, so they never
+mix with the file's own, and each run's manifest (and so the dataset card) records it. Environments that do not exist yet are reported as skipped. It sits
 above the farm and the packagers: it renders with one and exports through the
 benchmark's own `export` (the registry), so it holds nothing benchmark-specific.
 """
@@ -37,26 +39,34 @@ def scaled(count: int, scale: float) -> int:
     return 0 if count <= 0 else max(1, math.ceil(count * scale - 1e-9))
 
 
-def _quality(name: str | None, path: Path) -> dict:
+def _quality(name: str | None, where: str) -> dict:
+    """The configs/render/ preset `name`; only a listed preset's file is read."""
     if name is None:
-        raise ConfigError(f"{path}: quality: missing field (a configs/render/ preset); regeneration needs it")
-    q = CONFIG_DIR / "render" / f"{name}.yaml"
-    if not q.is_file():
-        known = sorted(p.stem for p in (CONFIG_DIR / "render").glob("*.yaml"))
-        raise ConfigError(f"{path}: quality: unknown preset {name!r}; choose one of {', '.join(known)}")
-    return yaml.safe_load(q.read_text(encoding="utf-8"))
+        raise ConfigError(f"{where}: missing field (a configs/render/ preset); regeneration needs it")
+    known = sorted(p.stem for p in (CONFIG_DIR / "render").glob("*.yaml"))
+    if name not in known:
+        raise ConfigError(f"{where}: unknown preset {name!r}; choose one of {', '.join(known)}")
+    return yaml.safe_load((CONFIG_DIR / "render" / f"{name}.yaml").read_text(encoding="utf-8"))
+
+
+def run_root_for(out: str | Path, cfg, scale: float, preset: str) -> Path:
+    """Where a regeneration's runs go: one folder per benchmark version and scale, and one more
+    per preset other than the file's, so a look at `standard` never resumes into `final`."""
+    return Path(out) / f"{cfg.benchmark}-{cfg.version}-scale{scale:g}{'' if preset == cfg.quality else '-' + preset}"
 
 
 def run_benchmark(name: str, scale: float = 1.0, out: str = "out", datasets_out: str = "datasets",
                   executor: str = "local", workers: int | str = "auto", device: str = "auto",
-                  progress: bool = True, quality_override: dict | None = None, log=print) -> BenchmarkSummary:
+                  progress: bool = True, quality_override: dict | None = None, quality: str | None = None,
+                  log=print) -> BenchmarkSummary:
     if scale <= 0:
         raise ConfigError(f"SCALE must be positive, got {scale}")
     bench, cfg, path = resolve_benchmark(name)
     if cfg.root_seed is None:
         raise ConfigError(f"{path}: root_seed: missing field; regeneration needs it")
-    quality = quality_override or _quality(cfg.quality, path)
-    run_root = Path(out) / f"{cfg.benchmark}-{cfg.version}-scale{scale:g}"
+    preset = cfg.quality if quality is None else quality
+    settings = quality_override or _quality(preset, f"{path}: quality" if quality is None else "--quality")
+    run_root = run_root_for(out, cfg, scale, preset)
     summary = BenchmarkSummary(run_root=run_root)
     run_dirs = []
     for env_name, counts in cfg.environments.items():
@@ -73,7 +83,7 @@ def run_benchmark(name: str, scale: float = 1.0, out: str = "out", datasets_out:
             if n == 0:
                 continue
             s = render(RunConfig(env=env_name, n=n, seed=cfg.root_seed, out=str(run_root),
-                                 quality=quality, executor=executor, workers=workers, device=device,
+                                 quality=settings, executor=executor, workers=workers, device=device,
                                  stratum=stratum, progress=progress))
             summary.rendered.setdefault(env_name, {})[stratum] = n
             if s.failed_scenes:

@@ -2,13 +2,15 @@
 listed as skipped, and regenerating yields the same SHA256SUMS."""
 from __future__ import annotations
 
+import json
 import shutil
+from pathlib import Path
 
 import pytest
 import yaml
 
 from conftest import ROOT, preview_quality
-from scenebench.regenerate import run_benchmark, scaled
+from scenebench.regenerate import run_benchmark, run_root_for, scaled
 from render_farm.runner import ConfigError
 
 pytestmark = pytest.mark.render
@@ -26,14 +28,28 @@ def test_benchmark_renders_exports_and_regenerates_byte_identically(tmp_path):
     path.write_text(yaml.safe_dump(bench))
     lines: list[str] = []
     kw = dict(scale=0.02, datasets_out=str(tmp_path / "ds"), workers=2, progress=False,
-              quality_override=preview_quality(), log=lines.append)
+              quality="preview", log=lines.append)     # `make benchmark QUALITY=preview`: a preset by name
     s = run_benchmark(str(path), out=str(tmp_path / "out"), **kw)
     assert s.rendered == {"tape_gap": {"random": 2, "positive": 1}}
+    assert s.run_root == tmp_path / "out" / f"realitybench-{bench['version']}-scale0.02-preview"   # not the file's
+    manifest = json.loads((s.run_root / "tape_gap" / "manifest.json").read_text())
+    assert manifest["fingerprint"]["quality"] == preview_quality()
     assert s.skipped == ["not_built_yet"] and any("skipped" in line and "not_built_yet" in line for line in lines)
     sums = (s.dataset_dir / "SHA256SUMS").read_bytes()
     shutil.rmtree(tmp_path / "ds")
     again = run_benchmark(str(path), out=str(tmp_path / "out2"), **kw)  # a fresh render, not a resume
     assert (again.dataset_dir / "SHA256SUMS").read_bytes() == sums
+
+
+def test_run_folders_split_by_version_scale_and_a_preset_other_than_the_files():
+    from scenebench.benchmarks import resolve_benchmark
+
+    _, cfg, _ = resolve_benchmark("realitybench")
+    assert cfg.quality == "final"
+    v = cfg.version
+    assert run_root_for("out", cfg, 0.02, "final") == Path(f"out/realitybench-{v}-scale0.02")   # the file's own
+    assert run_root_for("out", cfg, 1.0, "standard") == Path(f"out/realitybench-{v}-scale1-standard")
+    assert run_root_for("o", cfg, 0.5, "preview") == Path(f"o/realitybench-{v}-scale0.5-preview")
 
 
 def test_stale_generator_version_is_refused(tmp_path):

@@ -421,3 +421,13 @@ def test_regeneration_refuses_an_incomplete_file_before_rendering(tmp_path, caps
     _one_line_error(capsys, ["benchmark", "--benchmark", str(path), "--out", str(tmp_path / "out"),
                              "--datasets", str(tmp_path / "ds")], needle)
     assert not (tmp_path / "out").exists() and not (tmp_path / "ds").exists()
+
+
+@pytest.mark.parametrize("preset", ["ultra", "../render/final", "standard/../final", "/etc/passwd", ""])
+def test_an_unknown_quality_on_the_command_line_is_refused_before_rendering(tmp_path, capsys, preset):
+    """`--quality` (make benchmark QUALITY=) names a listed configs/render/ preset; anything
+    else, a path in particular, is one line and nothing written."""
+    _one_line_error(capsys, ["benchmark", "--quality", preset, "--out", str(tmp_path / "out"),
+                             "--datasets", str(tmp_path / "ds")],
+                    f"--quality: unknown preset {preset!r}; choose one of final, preview, standard")
+    assert not (tmp_path / "out").exists() and not (tmp_path / "ds").exists()

@@ -5,7 +5,8 @@ versions and per-environment counts; `scale` grows or shrinks the counts. Runs g
 `OUT/<name>-<version>-scale<scale>/<env>/`, so runs at different scales never mix, and
 rerunning resumes. `quality` names another configs/render/ preset than the file's (a quick
 look or a timing at `standard`); such runs go to `...-scale<scale>-<preset>/`, so they never
-mix with the file's own, and each run's manifest (and so the dataset card) records it. Environments that do not exist yet are reported as skipped. It sits
+mix with the file's own, and each run's manifest (and so the dataset card) records it.
+Environments that do not exist yet are reported as skipped. It sits
 above the farm and the packagers: it renders with one and exports through the
 benchmark's own `export` (the registry), so it holds nothing benchmark-specific.
 """

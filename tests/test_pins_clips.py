@@ -174,7 +174,8 @@ def _first_difference(a: bytes, b: bytes) -> str:
     """Where two files part (a one-time mismatch in a mutmut clean run could not be read back from
     pytest's elided repr, docs/testing.md)."""
     i = next((k for k, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
-    return f"lengths {len(a)} and {len(b)}, first difference at byte {i}: {a[max(i - 16, 0):i + 16]!r} vs {b[max(i - 16, 0):i + 16]!r}"
+    lo = max(i - 16, 0)
+    return f"lengths {len(a)} and {len(b)}, first difference at byte {i}: {a[lo:i + 16]!r} vs {b[lo:i + 16]!r}"
 
 
 def test_a_changed_frame_rewrites_the_video(tmp_path):

@@ -44,6 +44,26 @@ def _baseline_markdown(b: dict) -> list[str]:
     return L + [""]
 
 
+def _horizons_markdown(sot: dict | None) -> list[str]:
+    """SOT per horizon: the primary score above is the shortest (8 frames, the paper's SOT column);
+    the 16- and 32-frame tracklets of the same targets are here."""
+    if sot is None:
+        return []
+    by = {c: sot[c]["metrics"].get("by_horizon") or {} for c in ("strict", "vantage")}
+    L = ["", f"Single object tracking by horizon (success AUC ×100; the primary score is the "
+         f"{sot['strict']['metrics'].get('horizon_frames')}-frame one):", "",
+         "| frames | tracklets | strict | vantage | freeze rate |", "|---|---|---|---|---|"]
+    for n, r in by["strict"].items():
+        v = by["vantage"].get(n, {})
+        L.append(f"| {n} | {r.get('n_tracklets')} | {fmt_score(_x100(r.get('auc')))} | "
+                 f"{fmt_score(_x100(v.get('auc')))} | {fmt_score(r.get('freeze_rate'))} |")
+    return L
+
+
+def _x100(x):
+    return None if x is None else 100 * x
+
+
 def report_markdown(metrics: dict, figure: str | None) -> str:
     """report.md: each model's tasks and pillars, the baselines beside the paper's, the warnings."""
     L = ["# VANTAGE-Bench results", "", f"Dataset: `{metrics['dataset']}`; {metrics['n_items']} items. Every score "
@@ -59,6 +79,7 @@ def report_markdown(metrics: dict, figure: str | None) -> str:
             paper = PAPER_BASELINES.get((t, name))
             L.append(f"| {t} | {r['strict']['primary']} | {r['strict']['unit']} ({r['strict']['n_units']}) | "
                      f"{cell(r['strict'])} | {cell(r['vantage'])} | {fmt_score(paper) if paper is not None else ''} |")
+        L += _horizons_markdown(m["tasks"].get("single_object_tracking"))
         L += ["", "| pillar | strict | vantage |", "|---|---|---|"]
         for p in (*PILLARS, "overall"):
             L.append(f"| {p} | {fmt_score(m['pillars']['strict'][p])} | {fmt_score(m['pillars']['vantage'][p])} |")

@@ -66,7 +66,7 @@ def _write(root: Path, items) -> Path:
                "answer": json.dumps(it.answer.model_dump(mode="json")), "tags": json.dumps(it.tags)}
         if it.task == "single_object_tracking":   # images: marked frame 0, the target crop, frames 1, 2
             row |= {"frame0": _png(SQUARES_PX[0]),
-                    "images": [_png(SQUARES_PX[0]), _png(), *(_png(sq) for sq in SQUARES_PX[1:])]}
+                    "images": [_png(SQUARES_PX[0]), _png(), *(_png(sq) for sq in SQUARES_PX[1:len(m.frame_numbers)])]}
         (root / it.task).mkdir(parents=True, exist_ok=True)
         pq.write_table(pa.Table.from_pylist([row]), root / it.task / f"test-{m.clip_id}-00000-of-00001.parquet")
     return root
@@ -248,3 +248,21 @@ def test_the_reference_interval_uses_its_own_name_and_the_resample_count(tmp_pat
     r = metrics["baselines"]["reference"]["tasks"]["event_verification"]
     assert (r["strict"]["score"], r["vantage"]["score"]) == (100.0, 100.0)
     assert math.isclose(r["strict"]["low"], 61.25) and r["strict"]["high"] == 100.0
+
+
+def test_the_report_lists_sot_by_horizon_under_the_shortest_ones_primary(tmp_path):
+    """The SOT primary is its shortest horizon's AUC (8 frames in an export); report.md lists every
+    horizon's tracklets beside it. A second, 2-frame tracklet of the same target (never answered)
+    becomes the primary horizon; the 3-frame one (answered exactly) moves to its own row."""
+    short = SOT.model_copy(update={"id": "single_object_tracking/clip-f/0", "media": SOT.media.model_copy(
+                                   update={"clip_id": "clip-f", "frame_numbers": [0, 15], "times_s": [0.0, 0.5]}),
+                                   "answer": SOT.answer.model_copy(update={"boxes": SOT.answer.boxes[:2]})})
+    root = _write(tmp_path / "vantage", [ITEMS[0], SOT, short])
+    pred = _predictions(tmp_path / "p.jsonl", "m", {SOT.id: reference_reply(SOT)})
+    metrics, _, report = run_score(root, [pred], tmp_path / "report", n_resamples=50)
+    sot = metrics["models"]["m"]["tasks"]["single_object_tracking"]
+    assert sot["strict"]["n_units"] == 1 and sot["strict"]["score"] == 0.0
+    assert math.isclose(sot["vantage"]["score"], 100 / 21)
+    text = report.read_text()
+    assert "the primary score is the 2-frame one" in text
+    assert "| 2 | 1 | 0.00 | 4.76 |" in text and "| 3 | 1 | 95.24 | 100.00 |" in text

@@ -227,3 +227,27 @@ def test_an_image_with_nothing_to_find_and_nothing_found_splits_the_rule_sets():
     res = S.task_result("object_localization", [empty], [S.grade(empty, "[]")], "m", n_resamples=N)
     assert (res["strict"]["score"], res["vantage"]["score"]) == (100.0, 0.0)
     assert (res["strict"]["low"], res["strict"]["high"], res["vantage"]["high"]) == (100.0, 100.0, 0.0)
+
+
+def test_sot_headline_is_the_8_frame_horizon_and_every_horizon_is_reported():
+    """Table 1's SOT column (so the Spatio-Temporal pillar and Overall) is the 8-frame Success AUC;
+    a target's 16- and 32-frame tracklets are reported beside it, never pooled into it. Here the
+    8-frame tracklet is tracked perfectly (AUC 20/21 under IoU > t, 21/21 under >=) and the
+    16-frame one is never answered (0 under >, 1/21 under >=): pooled, strict would be 47.6."""
+    gt8 = [(100 + 10 * k, 100, 200 + 10 * k, 200) for k in range(8)]
+    gt16 = [(100 + 10 * k, 100, 200 + 10 * k, 200) for k in range(16)]
+    its = [item("single_object_tracking", 0, TrackAnswer(init_box=gt8[0], boxes=gt8, object_type="person"),
+                media("frames", 8)),
+           item("single_object_tracking", 1, TrackAnswer(init_box=gt16[0], boxes=gt16, object_type="person"),
+                media("frames", 16))]
+    replies = {its[0].id: json.dumps({f"frame_{k}": list(b) for k, b in enumerate(gt8) if k})}
+    res = S.model_result(its, replies, "m", n_resamples=N)
+    for c, head, off in (("strict", 20 / 21, 0.0), ("vantage", 1.0, 1 / 21)):
+        cell = res["tasks"]["single_object_tracking"][c]
+        assert cell["score"] == pytest.approx(100 * head) and cell["n_units"] == 1, c
+        assert res["pillars"][c]["spatio_temporal"] == pytest.approx(100 * head)
+        m = cell["metrics"]
+        assert m["horizon_frames"] == 8 and m["auc"] == pytest.approx(head) and m["n_tracklets"] == 1
+        assert list(m["by_horizon"]) == ["8", "16"]
+        assert m["by_horizon"]["8"]["auc"] == pytest.approx(head)
+        assert m["by_horizon"]["16"]["auc"] == pytest.approx(off) and m["by_horizon"]["16"]["n_tracklets"] == 1

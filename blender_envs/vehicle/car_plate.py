@@ -7,7 +7,8 @@ distractors, each car with its own plate (`plates.py`; every plate is printed by
 end of the subject (front or rear, uniform), stands or crouches at a distance
 log-uniform in DISTANCE_M from the plate, off its normal by N(0, AZIMUTH_SD_DEG), and
 aims by hand at the plate. The whole pose lies inside the lot's clear disc (distance
-<= 5 m, the disc's radius >= 18 m), so no other car can stand between phone and plate.
+<= 5 m; the disc's radius is half a length + 6 m, about 8 m: `clear_radius`), so no other car
+can stand between phone and plate.
 
 Plate geometry (`plate_frame`) is car_build's: a 305 x 152 mm plane 5 mm in front of
 the front bumper or the rear face, x = the viewer's right, y = up, z = out.

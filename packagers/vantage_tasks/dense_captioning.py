@@ -4,7 +4,8 @@
 Captions are templates per event type filled with the actors' descriptions ("The red
 forklift picks up a pallet"); times are rounded to hundredths of a second as the prompt's
 'mm:ss.ff' writes them. The paper's videos hold 6.9 events on average; a warehouse clip
-holds 1-4, an intersection clip 0-3 and an entrance clip 0-2 (docs/vantage-deviations.md).
+holds 3-8 (warehouse-2: 5.4 on average), an intersection clip 0-3 and an entrance clip 0-3
+(docs/vantage-deviations.md).
 """
 from __future__ import annotations
 

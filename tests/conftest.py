@@ -9,13 +9,16 @@ from pathlib import Path
 
 import pytest
 import yaml
-from hypothesis import settings
+from hypothesis import Phase, settings
 
 # Under mutation testing (scripts/mutants_run.py sets SCENEBENCH_MUTANTS) every mutant reruns the same
 # property tests: derandomized, so that a mutant's verdict does not depend on the examples drawn for
 # it, and without the example database, which would carry one mutant's failing examples to the next.
-# A test's own @settings (max_examples, deadline) still apply; it inherits these two.
-settings.register_profile("mutants", derandomize=True, database=None)
+# Nor does it shrink a failing example or hunt for a second bug: a mutant is killed by the first
+# failure, and minimising it (seconds per kill) tells nobody anything. A test's own @settings
+# (max_examples, deadline) still apply; it inherits these.
+settings.register_profile("mutants", derandomize=True, database=None, report_multiple_bugs=False,
+                          phases=(Phase.explicit, Phase.reuse, Phase.generate))
 if os.environ.get("SCENEBENCH_MUTANTS") == "1":
     settings.load_profile("mutants")
 

@@ -203,12 +203,14 @@ def test_every_equivalent_entry_is_well_formed():
 
 def test_mutation_runs_load_the_derandomized_profile():
     """Under SCENEBENCH_MUTANTS=1 (set by mutants_run.py for mutmut) conftest loads a profile whose
-    examples are fixed and which keeps no example database; a test's own @settings inherit both."""
+    examples are fixed, which keeps no example database and stops at the first failing example
+    (no shrinking, no second bug); a test's own @settings inherit all of it."""
     import subprocess
     import sys
 
     code = ("import runpy; runpy.run_path('tests/conftest.py'); from hypothesis import settings; "
-            "s = settings(max_examples=7); print(settings.default.derandomize, s.derandomize, s.database, s.max_examples)")
+            "s = settings(max_examples=7); print(settings.default.derandomize, s.derandomize, s.database, s.max_examples, "
+            "'shrink' in [p.name for p in s.phases], s.report_multiple_bugs)")
     from hypothesis._settings import _CI_VARS
 
     # Hypothesis itself loads a derandomized, database-free "ci" profile when it sees a CI variable
@@ -218,8 +220,9 @@ def test_mutation_runs_load_the_derandomized_profile():
     env_off = plain
     on = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env_on, capture_output=True, text=True, check=True)
     off = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env_off, capture_output=True, text=True, check=True)
-    assert on.stdout.split() == ["True", "True", "None", "7"]
+    assert on.stdout.split() == ["True", "True", "None", "7", "False", "False"]     # no shrinking, first bug only
     assert off.stdout.split()[:2] == ["False", "False"] and off.stdout.split()[2] != "None"
+    assert off.stdout.split()[4:] == ["True", "True"]
     assert '"SCENEBENCH_MUTANTS": "1"' in (ROOT / "scripts/mutants_run.py").read_text()
 
 

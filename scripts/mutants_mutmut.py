@@ -7,8 +7,8 @@ parametrised or not, to pick out the few asked for (~0.09 s), against ~0.05 s fo
 (a profile of one child, docs/testing.md "Eleventh session"). Over ~38,000 mutants that fixed cost
 was most of a whole run.
 
-This launcher runs mutmut's own `run` command unchanged except for one method,
-`PytestRunner.run_tests`: after mutmut's clean run (in the parent, before any fork) it configures
+This launcher runs mutmut's own `run` command unchanged except for two methods,
+`PytestRunner.run_tests` and (to know whether its stats run passed) `run_stats`: after mutmut's clean run (in the parent, before any fork) it configures
 one pytest session on the module's test selection and collects it once; each forked child then
 runs its mutant's tests from that collection through pytest's own `pytest_runtest_protocol` hook
 (fixtures, marks, xfail, warnings and every plugin's per-test hooks as in `pytest.main`), fastest
@@ -18,6 +18,13 @@ Session-scoped fixtures are still set up in each child: the parent only collects
 value computed under one mutant reaches another. A mutant asking for a test the collection lacks
 runs through mutmut's `pytest.main` path as before.
 
+mutmut's clean run (every test that reaches a mutant, before any mutant, to prove they pass
+unmutated) repeats what its stats run has just done in the same process: run every test of the
+selection with no mutant active (the trampolines call the original code and only note the
+callers) and stop at a failure. When that stats run ran here and passed, the clean run is not run
+again (one whole pass over the selection per module saved); when mutmut loaded its stats from an
+earlier run instead, or the stats run failed, the clean run runs as before.
+
     python scripts/mutants_mutmut.py run --max-children 2     # in a module's work folder
 
 Invoked by scripts/mutants_run.py; `SCENEBENCH_MUTANTS_RUNNER=pytest-main` there uses plain mutmut.
@@ -25,6 +32,7 @@ Invoked by scripts/mutants_run.py; `SCENEBENCH_MUTANTS_RUNNER=pytest-main` there
 from __future__ import annotations
 
 import json
+import os
 import sys
 import traceback
 from pathlib import Path
@@ -82,17 +90,29 @@ class CollectedSession:
 
 
 def install() -> None:
-    """Patch mutmut's PytestRunner.run_tests (the one method changed; pinned mutmut==3.8.1)."""
+    """Patch mutmut's PytestRunner.run_tests and run_stats (the two methods changed; pinned mutmut==3.8.1)."""
     from mutmut.runners import harness
     from mutmut.utils.file_utils import change_cwd
 
     original = harness.PytestRunner.run_tests
+    original_stats = harness.PytestRunner.run_stats
     collected: list[CollectedSession] = []
+    stats_passed: list[bool] = []
+
+    def run_stats(self, *, tests) -> int:
+        tests = list(tests)
+        code = original_stats(self, tests=tests)
+        stats_passed.append(code == 0 and not tests)     # no tests named: mutmut ran the whole selection
+        return code
 
     def run_tests(self, *, mutant_name: str | None, tests) -> int:
         tests = list(tests)
         if mutant_name is None:            # mutmut's clean and forced-fail runs, in the parent
-            code = original(self, mutant_name=mutant_name, tests=tests)
+            clean = os.environ.get("MUTANT_UNDER_TEST") == ""
+            if clean and stats_passed == [True]:
+                code = 0                   # the stats run just passed every test of the selection, unmutated
+            else:
+                code = original(self, mutant_name=mutant_name, tests=tests)
             if not collected and code == 0:
                 with change_cwd("mutants"):
                     args = ["--rootdir=.", "--tb=native", "-q", "-s", "-p", "no:randomly", "-p", "no:random-order",
@@ -111,6 +131,7 @@ def install() -> None:
         return original(self, mutant_name=mutant_name, tests=tests)
 
     harness.PytestRunner.run_tests = run_tests
+    harness.PytestRunner.run_stats = run_stats
 
 
 def main() -> None:

@@ -383,6 +383,8 @@ def shout(text):
 '''
 
 TINY_TESTS = '''\
+import os
+
 import pytest
 
 from pkg.m import add, base, clamp, closing, label, shout, sub
@@ -403,6 +405,8 @@ def shut():
 
 
 def test_add():
+    with open(os.environ["TINY_RUNS_LOG"], "a") as log:     # which runs reach a test: stats, clean, mutants
+        log.write(repr(os.environ.get("MUTANT_UNDER_TEST", "")[:5]) + "\\n")
     assert add(2, 3) == 5
 
 
@@ -458,7 +462,8 @@ def _verdicts(folder, command):
     import subprocess
 
     env = {k: v for k, v in os.environ.items() if k not in ("MUTANT_UNDER_TEST", "PYTEST_CURRENT_TEST")}
-    r = subprocess.run([*command, "run", "--max-children", "2"], cwd=folder, env={**env, "PYTHONPATH": ""},
+    env |= {"PYTHONPATH": "", "TINY_RUNS_LOG": str(folder / "runs.log")}
+    r = subprocess.run([*command, "run", "--max-children", "2"], cwd=folder, env=env,
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     codes = json.loads((folder / "mutants" / "pkg" / "m.py.meta").read_text())["exit_code_by_key"]
@@ -471,13 +476,24 @@ def _verdicts(folder, command):
 def test_the_session_runner_gives_plain_mutmuts_verdicts(tmp_path):
     """The launcher changes how a mutant's tests are started, never what they decide: on a project whose
     mutants die in every way a pytest run can fail (call, session-fixture setup, teardown, capsys, a
-    strict xfail passing) or survive, it records exactly plain mutmut's exit codes."""
+    strict xfail passing) or survive, it records exactly plain mutmut's exit codes, without mutmut's
+    clean run when its stats run has just passed the same tests."""
     _tiny_project(tmp_path / "session")
     _tiny_project(tmp_path / "plain")
     session = _verdicts(tmp_path / "session", [sys.executable, str(ROOT / "scripts" / "mutants_mutmut.py")])
     plain = _verdicts(tmp_path / "plain", [sys.executable, "-c", "from mutmut.__main__ import cli; cli()"])
     assert plain == TINY_VERDICTS
     assert session == TINY_VERDICTS
+    # test_add ran in mutmut's stats run, its forced-fail run and under add's mutant in both; plain mutmut
+    # ran it once more in its clean run, which the launcher leaves out after a passing stats run of the
+    # whole selection
+    runs = {name: sorted((tmp_path / name / "runs.log").read_text().split()) for name in ("plain", "session")}
+    assert runs["plain"] == ["''", "'fail'", "'pkg.m'", "'stats'"]
+    assert runs["session"] == ["'fail'", "'pkg.m'", "'stats'"]
+    # run again in the same folder: mutmut loads its stats instead of running them, so nothing has just
+    # passed and the clean run runs (every verdict is kept, no mutant runs again)
+    assert _verdicts(tmp_path / "session", [sys.executable, str(ROOT / "scripts" / "mutants_mutmut.py")]) == session
+    assert sorted((tmp_path / "session" / "runs.log").read_text().split()) == ["''", "'fail'", *runs["session"]]
 
 
 @pytest.mark.parametrize("choice, launcher", [(None, True), ("session", True), ("pytest-main", False)])

@@ -87,12 +87,13 @@ def sot_headline(items: Sequence[VantageItem]) -> list[int]:
 def _sot(items, parsed, compat) -> dict:
     """The headline horizon's metrics, and each horizon's (frames -> metrics, units left out)."""
     tracks = [(it.answer.boxes, p.get("track", [None] * len(it.answer.boxes))) for it, p in zip(items, parsed)]
-    res = single_object_tracking([tracks[k] for k in sot_headline(items)], compat=compat)
+    head = sot_headline(items)
+    res = single_object_tracking([tracks[k] for k in head], compat=compat)
     by = {}
     for n in sorted({len(it.answer.boxes) for it in items}):
         h = single_object_tracking([t for t, it in zip(tracks, items) if len(it.answer.boxes) == n], compat=compat)
         by[str(n)] = {k: v for k, v in h.items() if k != "units"}
-    res["horizon_frames"] = min((len(it.answer.boxes) for it in items), default=None)
+    res["horizon_frames"] = len(items[head[0]].answer.boxes) if head else None
     res["by_horizon"] = by
     return res
 

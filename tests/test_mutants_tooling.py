@@ -151,6 +151,21 @@ def test_seeding_records_only_unset_matching_mutants_as_survived():
     assert seed.equivalents_of("m.py", [entry, {**entry, "module": "n.py"}]) == [entry]
 
 
+def test_seeding_diffs_only_the_mutants_of_functions_holding_a_listed_line():
+    """A diff costs ~15 ms (all of a large module's: a minute), so only mutants of a function whose source
+    holds an entry's first removed line are diffed; a function the source lacks, or an entry that removes
+    no line, keeps every unset mutant in."""
+    source = "def f(a, b):\n    return a < b\n\n\nclass C:\n    def h(self):\n        return 2\n\n\ndef g():\n    return 1\n"
+    entry = {"module": "m.py", "removed": "return a < b", "added": "return a <= b", "reason": "never equal"}
+    codes = {"m.x_f__mutmut_1": None, "m.x_f__mutmut_2": 1, "m.x_g__mutmut_1": None, "m.xǁCǁh__mutmut_1": None,
+             "m.x_gone__mutmut_1": None}
+    assert seed.candidates(codes, source, [entry]) == ["m.x_f__mutmut_1", "m.x_gone__mutmut_1"]
+    assert seed.candidates(codes, source, [{**entry, "removed": "return 2"}]) == ["m.xǁCǁh__mutmut_1",
+                                                                                   "m.x_gone__mutmut_1"]
+    assert seed.candidates(codes, source, [entry, {**entry, "removed": " "}]) == [
+        "m.x_f__mutmut_1", "m.x_g__mutmut_1", "m.xǁCǁh__mutmut_1", "m.x_gone__mutmut_1"]
+
+
 def test_report_statuses_and_rate():
     assert [report.status_of(c) for c in (1, 3, 37)] == ["killed"] * 3
     assert [report.status_of(c) for c in (0, 5, 33)] == ["survived", "no tests", "no tests"]

@@ -131,10 +131,16 @@ def projected_hull(pose: CameraPose, placement: Placement, body: Body) -> tuple[
 
 def in_frame_and_fill(pose: CameraPose, placement: Placement, body: Body) -> tuple[float, float]:
     """(fraction of hull points in front of the camera and inside the frame, the clipped
-    projected bbox of the points in front / frame area). Pixel centres are integers, so
-    the frame spans -0.5 .. W - 0.5."""
+    projected bbox of the points in front / frame area): `frame_share_and_fill` of the hull."""
     uv, z = projected_hull(pose, placement, body)
-    W, H = pose.width, pose.height
+    return frame_share_and_fill(uv, z, pose.width, pose.height)
+
+
+def frame_share_and_fill(uv: np.ndarray, z: np.ndarray, W: int, H: int) -> tuple[float, float]:
+    """Of projected points (pixel coordinates `uv`, depths `z`): the fraction in front of the
+    camera (z > 1e-6) and inside the frame, and the bbox of those in front, clipped to the
+    frame, over the frame's area. Pixel centres are integers, so the frame spans -0.5 .. W - 0.5
+    (edges included)."""
     front = z > 1e-6
     inside = front & (uv[:, 0] >= -0.5) & (uv[:, 0] <= W - 0.5) & (uv[:, 1] >= -0.5) & (uv[:, 1] <= H - 0.5)
     if not front.any():

@@ -192,6 +192,28 @@ def test_constructed_poses_name_the_face_they_face(az, face):
 
 # ------------------------------------------------------------------ in frame and fill, by hand
 
+def _share_fill(points, z, W=10, H=8):
+    return cv.frame_share_and_fill(np.asarray(points, float), np.asarray(z, float), W, H)
+
+
+def test_frame_share_and_fill_worked_on_a_10_by_8_frame():
+    """Pixel centres are integers: the frame spans -0.5 .. 9.5 by -0.5 .. 7.5, edges in; the bbox of
+    the points in front is clipped to it; a point counts in front from z > 1e-6."""
+    edges = [(-0.5, 3), (9.5, 3), (4, -0.5), (4, 7.5)]                       # on each edge: inside
+    assert _share_fill(edges, [1] * 4) == (1.0, 1.0)
+    beyond = [(-0.75, 3), (9.75, 3), (4, -0.75), (4, 7.75), (4, 3)]          # 0.25 px past each edge
+    assert _share_fill(beyond, [1] * 5) == (0.2, 1.0)                         # bbox 10.5 x 8.5 clipped to 10 x 8
+    far = [(-1.25, 3), (10.25, 3), (4, -1.25), (4, 8.25), (4, 3)]
+    assert _share_fill(far, [1] * 5) == (0.2, 1.0)
+    assert _share_fill([(2, 1), (6, 5)], [1, 1]) == (1.0, 0.2)                # a 4 x 4 bbox of 80 px
+    assert _share_fill([(2, 1), (6, 5), (100, 100)], [1, 1, -1]) == (2 / 3, 0.2)   # behind: out, not in the bbox
+    assert _share_fill([(2, 1), (6, 5)], [1e-6, 2e-6]) == (0.5, 0.0)          # z = 1e-6 is not in front
+    assert _share_fill([(2, 1), (6, 5)], [0.5, 0.5]) == (1.0, 0.2)
+    assert _share_fill([(2, 1), (6, 5)], [-1, 0]) == (0.0, 0.0)               # nothing in front
+    assert _share_fill([(1, 2), (3, 7)], [1, 1], W=4, H=8) == (1.0, 2 * 5 / 32)
+    assert _share_fill([(-3, 2), (3, 9)], [1, 1], W=4, H=8) == (0.0, 3.5 * 5.5 / 32)   # clipped at u -0.5, v 7.5
+
+
 def _side_pose(spec, dist_m, long_side=320):
     """Pinhole, level at the body's mid-height, square-on to the driver side at dist_m from the centre."""
     car = spec.lot.subject

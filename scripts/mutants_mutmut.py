@@ -8,8 +8,8 @@ parametrised or not, to pick out the few asked for (~0.09 s), against ~0.05 s fo
 was most of a whole run.
 
 This launcher runs mutmut's own `run` command unchanged except for two methods,
-`PytestRunner.run_tests` and (to know whether its stats run passed) `run_stats`: after mutmut's clean run (in the parent, before any fork) it configures
-one pytest session on the module's test selection and collects it once; each forked child then
+`PytestRunner.run_tests` and (to know whether its stats run passed) `run_stats`. After mutmut's
+clean run (in the parent, before any fork) it configures one pytest session on the module's test selection and collects it once; each forked child then
 runs its mutant's tests from that collection through pytest's own `pytest_runtest_protocol` hook
 (fixtures, marks, xfail, warnings and every plugin's per-test hooks as in `pytest.main`), fastest
 first (`tests/mutants_order.py`), and stops at the first failing report, as `pytest.main -x` does.

@@ -9,14 +9,14 @@ was most of a whole run.
 
 This launcher runs mutmut's own `run` command unchanged except for two methods,
 `PytestRunner.run_tests` and (to know whether its stats run passed) `run_stats`. After mutmut's
-clean run (in the parent, before any fork) it configures one pytest session on the module's
-test selection and collects it once; each forked child then runs its mutant's tests from that collection through pytest's own `pytest_runtest_protocol` hook
-(fixtures, marks, xfail, warnings and every plugin's per-test hooks as in `pytest.main`), fastest
-first (`tests/mutants_order.py`), and stops at the first failing report, as `pytest.main -x` does.
-Exit code 1 when a test failed or errored (killed), 0 when all passed (survived), as pytest's.
-Session-scoped fixtures are still set up in each child: the parent only collects, so no fixture
-value computed under one mutant reaches another. A mutant asking for a test the collection lacks
-runs through mutmut's `pytest.main` path as before.
+clean run (in the parent, before any fork) it configures one pytest session on the module's test
+selection and collects it once; each forked child then runs its mutant's tests from that collection
+through pytest's own `pytest_runtest_protocol` hook (fixtures, marks, xfail, warnings and every
+plugin's per-test hooks as in `pytest.main`), fastest first (`tests/mutants_order.py`), and stops at
+the first failing report, as `pytest.main -x` does. Exit code 1 when a test failed or errored
+(killed), 0 when all passed (survived), as pytest's. Session-scoped fixtures are still set up in
+each child: the parent only collects, so no fixture value computed under one mutant reaches another.
+A mutant asking for a test the collection lacks runs through mutmut's `pytest.main` path as before.
 
 mutmut's clean run (every test that reaches a mutant, before any mutant, to prove they pass
 unmutated) repeats what its stats run has just done in the same process: run every test of the

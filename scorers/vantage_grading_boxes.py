@@ -87,14 +87,12 @@ def sot_headline(items: Sequence[VantageItem]) -> list[int]:
 def _sot(items, parsed, compat) -> dict:
     """The headline horizon's metrics, and each horizon's (frames -> metrics, units left out)."""
     tracks = [(it.answer.boxes, p.get("track", [None] * len(it.answer.boxes))) for it, p in zip(items, parsed)]
-    head = sot_headline(items)
-    res = single_object_tracking([tracks[k] for k in head], compat=compat)
-    by = {}
-    for n in sorted({len(it.answer.boxes) for it in items}):
-        h = single_object_tracking([t for t, it in zip(tracks, items) if len(it.answer.boxes) == n], compat=compat)
-        by[str(n)] = {k: v for k, v in h.items() if k != "units"}
-    res["horizon_frames"] = len(items[head[0]].answer.boxes) if head else None
-    res["by_horizon"] = by
+    per = {n: single_object_tracking([t for t, it in zip(tracks, items) if len(it.answer.boxes) == n], compat=compat)
+           for n in sorted({len(it.answer.boxes) for it in items})}
+    head = min(per, default=None)            # sot_headline's horizon: the shortest
+    res = dict(per[head]) if per else single_object_tracking([], compat=compat)
+    res["horizon_frames"] = head
+    res["by_horizon"] = {str(n): {k: v for k, v in h.items() if k != "units"} for n, h in per.items()}
     return res
 
 

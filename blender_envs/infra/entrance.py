@@ -27,7 +27,8 @@ from pydantic import BaseModel, ConfigDict
 from blender_envs.infra import people
 from blender_envs.infra.entrance_door import DoorAgent, EntranceTimeline, Swing, swing_knots
 from blender_envs.infra.entrance_events import LOITER_S, DoorGeometry, derive_events
-from blender_envs.infra.entrance_lobby import ITEM_GAP_M, LobbyDecor, LobbyStage, stage_rng
+from blender_envs.infra.entrance_lobby import ITEM_GAP_M, LobbyDecor, LobbyStage
+from blender_envs.stages import stage_rng
 from blender_envs.infra.entrance_layout import (DOOR_W, FURNITURE_HALF_DIAG, PANEL_SIZE, READER_OFFSET,
                                                 WALL_T, Furniture, door_panel_parts, furniture_footprint)
 from blender_envs.infra.warehouse import Lighting, Look
@@ -52,7 +53,7 @@ HOLD_S = (6.0, 7.0)               # how long the door stands fully open (drawn p
 STAND_M = 0.45                    # the badge spot: person centre this far in front of the wall face
 EGRESS_WAIT_M = 1.45              # a leaver waits this far behind the door (outside the leaf's sweep)
 QUEUE_GAP_M = (1.0, 1.5)          # a follower's distance behind the leader along the route
-OWN_BADGE_AFTER_S = (0.3, 1.5)    # near-negative tailgater: sets off this long after the door shut (its grant follows)
+OWN_BADGE_AFTER_S = (0.3, 1.5)    # near-negative tailgater: sets off this long after the door shut (grant later)
 LOITER_POS_S = (1.5, 5.0)         # loiterers stay LOITER_S + this; near negatives LOITER_S - LOITER_NEG_S
 LOITER_NEG_S = (1.0, 3.0)
 REGION_X = (1.6, 4.6)             # the loiter region's x extent from the door centre (on side k)

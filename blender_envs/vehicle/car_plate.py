@@ -21,7 +21,8 @@ import numpy as np
 
 from blender_envs.registry import Environment
 from blender_envs.vehicle.body import PLATE_SIZE_M, car_to_world, plate_centers, sample_body, sample_color
-from blender_envs.vehicle.car_view import GENERATOR_VERSION, SUBJECT_PREFIX, stage_rng
+from blender_envs.stages import stage_rng
+from blender_envs.vehicle.car_view import GENERATOR_VERSION, SUBJECT_PREFIX
 from blender_envs.vehicle.lot import LotCar, LotSpec, sample_lot
 from geometry.camera import Phone, look_at, sample_phone, sample_phone_pose
 from geometry.scene import SceneSpec, View

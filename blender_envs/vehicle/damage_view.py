@@ -37,10 +37,10 @@ import math
 import numpy as np
 
 from blender_envs.registry import Environment
+from blender_envs.stages import stage_rng
 from blender_envs.vehicle.body import (Body, adjacency, arch_axles, arch_top_z, on_surface, panel_samples, sample_body,
                                        sample_color, to_world)
 from blender_envs.vehicle.car_parts import arch_outline
-from blender_envs.vehicle.car_view import stage_rng
 from blender_envs.vehicle.damage import (DamageSite, clip_convex, halfplane, in_arch_cutout, polygon_area, sample_damage,
                                          site_rect)
 from blender_envs.vehicle.lot import (BAY_CLEAR_MARGIN_M, Bay, LotSpec, bay_corners, sample_lot,

@@ -32,7 +32,8 @@ from pydantic import BaseModel, ConfigDict
 
 from blender_envs.registry import Environment
 from blender_envs.vehicle.body import FACES, Body, sample_body, sample_color, to_world
-from blender_envs.vehicle.car_view import FACE_AZIMUTH, stage_rng
+from blender_envs.stages import stage_rng
+from blender_envs.vehicle.car_view import FACE_AZIMUTH
 from blender_envs.vehicle.ids import BoardIds, sample_board_ids
 from blender_envs.vehicle.lot import LotSpec, sample_lot
 from blender_envs.vehicle.plate_texture import board_rows

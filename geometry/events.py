@@ -8,6 +8,7 @@ times are exact for any interval longer than the grid step.
 """
 from __future__ import annotations
 
+import math
 from typing import Callable
 
 import numpy as np
@@ -32,7 +33,9 @@ class Event(BaseModel):
 def _refine(pred: Callable[[float], bool], a: float, b: float) -> float:
     """The switch time of `pred` in [a, b] (pred(a) != pred(b)), by bisection."""
     pa = pred(a)
-    while b - a > EVENT_TOL_S:
+    # a fixed count of halvings (down to EVENT_TOL_S), not a while loop on the width: no edit of it can hang
+    halvings = max(0, math.ceil(math.log2((b - a) / EVENT_TOL_S))) if b > a else 0
+    for _ in range(halvings):
         m = 0.5 * (a + b)
         if pred(m) == pa:
             a = m

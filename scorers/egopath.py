@@ -73,6 +73,7 @@ def _parse_int(s: str) -> int | _Absurd:
 
 
 _DECODER = json.JSONDecoder(parse_int=_parse_int)
+_OPEN_BRACKET = re.compile(r"\[")
 
 
 def _shallow(text: str, limit: int = MAX_DEPTH) -> bool:
@@ -96,16 +97,17 @@ def _json_arrays(text: str) -> list[Any] | None:
     None when the text is too long, too deeply nested or holds too many '[' to be an answer."""
     if len(text) > MAX_REPLY_CHARS or text.count("[") > MAX_ARRAYS or not _shallow(text):
         return None
+    # a for loop over the '[' positions, not a while loop that moves an index: no edit of it can hang
     out: list[Any] = []
-    i = text.find("[")
-    while i != -1:
+    end = 0
+    for bracket in _OPEN_BRACKET.finditer(text):
+        if bracket.start() < end:   # inside the array decoded last
+            continue
         try:
-            value, end = _DECODER.raw_decode(text, i)
+            value, end = _DECODER.raw_decode(text, bracket.start())
         except (ValueError, RecursionError):
-            i = text.find("[", i + 1)
             continue
         out.append(value)
-        i = text.find("[", max(end, i + 1))
     return out
 
 

@@ -89,6 +89,25 @@ class CollectedSession:
         return 0
 
 
+def estimate_with_fixtures() -> None:
+    """mutmut times a test by its call alone and sets a mutant's time limit from the sum over its tests
+    (wall 4 x (sum + 1) s with timeout_multiplier 4). Here most of a test's time is often its fixtures'
+    setup (a crowd scan, a render), so a mutant whose tests merely ran as long as they always do could
+    pass that limit and be filed as a timeout, that is detected. Each test's estimate is raised to its
+    whole time (setup, call, teardown) as the stats run just measured it (tests/mutants_order.py)."""
+    from mutmut.state import state
+
+    seconds_file, _ = _fastest_first()
+    whole_file = Path("mutants") / seconds_file
+    if not whole_file.is_file():
+        return
+    whole = json.loads(whole_file.read_text())
+    durations = state().duration_by_test
+    for nodeid, seconds in whole.items():
+        if nodeid in durations:
+            durations[nodeid] = max(durations[nodeid], seconds)
+
+
 def install() -> None:
     """Patch mutmut's PytestRunner.run_tests and run_stats (the two methods changed; pinned mutmut==3.8.1)."""
     from mutmut.runners import harness
@@ -103,6 +122,8 @@ def install() -> None:
         tests = list(tests)
         code = original_stats(self, tests=tests)
         stats_passed.append(code == 0 and not tests)     # no tests named: mutmut ran the whole selection
+        if code == 0:
+            estimate_with_fixtures()
         return code
 
     def run_tests(self, *, mutant_name: str | None, tests) -> int:

@@ -399,6 +399,7 @@ def shout(text):
 
 TINY_TESTS = '''\
 import os
+import time
 
 import pytest
 
@@ -415,6 +416,7 @@ def three():
 @pytest.fixture
 def shut():
     state = closing()     # called in setup: mutmut's stats give a test the calls made before its teardown
+    time.sleep(0.4)       # a slow setup, as a scene fixture's: mutmut's own timing leaves it out
     yield
     assert state == "closed", "a mutant of closing() fails this fixture's teardown"
 
@@ -471,13 +473,14 @@ def _tiny_project(folder):
     (folder / "tests" / "__init__.py").write_text("")
     (folder / "tests" / "test_m.py").write_text(TINY_TESTS)
     (folder / "tests" / "mutants_order.py").write_text((ROOT / "tests" / "mutants_order.py").read_text())
+    (folder / "tests" / "conftest.py").write_text('pytest_plugins = ["tests.mutants_order"]\n')
 
 
 def _verdicts(folder, command):
     import subprocess
 
     env = {k: v for k, v in os.environ.items() if k not in ("MUTANT_UNDER_TEST", "PYTEST_CURRENT_TEST")}
-    env |= {"PYTHONPATH": "", "TINY_RUNS_LOG": str(folder / "runs.log")}
+    env |= {"PYTHONPATH": "", "TINY_RUNS_LOG": str(folder / "runs.log"), "SCENEBENCH_MUTANTS": "1"}
     r = subprocess.run([*command, "run", "--max-children", "2"], cwd=folder, env=env,
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
@@ -509,6 +512,12 @@ def test_the_session_runner_gives_plain_mutmuts_verdicts(tmp_path):
     # passed and the clean run runs (every verdict is kept, no mutant runs again)
     assert _verdicts(tmp_path / "session", [sys.executable, str(ROOT / "scripts" / "mutants_mutmut.py")]) == session
     assert sorted((tmp_path / "session" / "runs.log").read_text().split()) == ["''", "'fail'", *runs["session"]]
+    # mutmut's time limit for a mutant comes from its tests' estimates: plain mutmut times the call
+    # only, the launcher raises the estimate to the whole test, the fixture's 0.4 s setup included
+    slow = "tests/test_m.py::test_closes"
+    estimate = {name: json.loads((tmp_path / name / "mutants" / "mutmut-stats.json").read_text())
+                ["duration_by_test"][slow] for name in ("plain", "session")}
+    assert estimate["plain"] < 0.1 and 0.4 <= estimate["session"] < 2.0
 
 
 @pytest.mark.parametrize("choice, launcher", [(None, True), ("session", True), ("pytest-main", False)])

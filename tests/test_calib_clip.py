@@ -15,7 +15,7 @@ from geometry.timeline import Agent, Stationary
 from geometry.tracks import amodal_box, frame_objects, modal_box
 from render_farm.runner import RunSummary
 from render_farm.seeds import rng_for
-from render_farm.video import decode_mp4, encode_mp4
+from render_farm.video import decode_mp4, encode_mp4, rgb_to_yuv420p
 
 SEEDS = range(24)
 
@@ -156,6 +156,40 @@ def test_mp4_is_deterministic_and_keeps_frame_times():
     assert encode_mp4(frames[::-1], numbers, 30) != a
     with pytest.raises(ValueError, match="one frame number per frame"):
         encode_mp4(frames, numbers[:2], 30)
+
+
+@pytest.mark.parametrize("rgb, yuv", [((0, 0, 0), (16, 128, 128)), ((255, 255, 255), (235, 128, 128)),
+                                      ((255, 0, 0), (82, 90, 240)), ((0, 0, 255), (41, 240, 110))])
+def test_yuv420p_of_flat_colours_is_bt601_limited_range(rgb, yuv):
+    planes = rgb_to_yuv420p(np.full((4, 6, 3), rgb, np.uint8))
+    assert planes.shape == (6, 6)
+    assert (planes[:4] == yuv[0]).all()                       # Y, 4 x 6
+    assert (planes[4:5] == yuv[1]).all() and (planes[5:6] == yuv[2]).all()   # U then V, 2 x 3 each
+
+
+def test_yuv420p_chroma_is_the_rounded_mean_of_each_two_by_two_block():
+    img = np.zeros((2, 2, 3), np.uint8)
+    img[0, :] = (255, 0, 0)                                   # red above, blue below
+    img[1, :] = (0, 0, 255)
+    y, u, v = rgb_to_yuv420p(img).reshape(-1)[[0, 4, 5]]
+    assert (y, u, v) == (82, (90 * 2 + 240 * 2 + 2) // 4, (240 * 2 + 110 * 2 + 2) // 4)
+
+
+def test_yuv420p_agrees_with_the_bt601_formula_and_with_swscale_on_smooth_images():
+    """Within one level of the real-valued BT.601 formula, and of swscale (PyAV's own conversion,
+    which the encoder no longer uses) where the chroma is smooth enough for filters not to matter."""
+    import av
+
+    yy, xx = np.mgrid[0:48, 0:64]
+    img = np.stack([xx * 4, yy * 5, 255 - xx * 2], axis=-1).astype(np.uint8)
+    ours = rgb_to_yuv420p(img).astype(int)
+    r, g, b = (img[..., k].astype(float) for k in range(3))
+    luma = 16 + 219 * (0.299 * r + 0.587 * g + 0.114 * b) / 255
+    assert np.abs(ours[:48] - luma).max() <= 1.0
+    swscale = av.VideoFrame.from_ndarray(img, format="rgb24").reformat(format="yuv420p").to_ndarray()
+    assert np.abs(ours - swscale.astype(int)).max() <= 1
+    with pytest.raises(ValueError, match="even H, even W"):
+        rgb_to_yuv420p(img[:47])
 
 
 def test_summary_line_counts_clips():

@@ -46,9 +46,20 @@ def _draw(seed: int):
 DRAWN = {s: _draw(s) for s in (0, 2, 3, 5, 6)}
 
 
+def shown_copy(seed: int) -> tuple[Event, ...]:
+    """The drawn events with each window's end moved on to the next shown frame when none lies in it,
+    so that every one is shown: most of these draws' falls, pickups, drops and near misses fall
+    between two of the 8 frames, and the pins below are about the generators' other rules (the
+    drawn lists themselves are in test_drawn_events_between_shown_frames_are_never_asked)."""
+    times = DRAWN[seed][0].timeline.clip.timestamps()
+    return tuple(e.model_copy(update={"t_end": max(e.t_end, min(t for t in times if t >= e.t_start))})
+                 for e in DRAWN[seed][1])
+
+
 def clip(seed: int, events=None, spec=None) -> TimelineClip:
-    drawn, evs = DRAWN[seed]
-    return TimelineClip(spec or drawn, evs if events is None else tuple(events), 320, 240)
+    """A drawn spec with the given events, else its drawn events all made shown (shown_copy)."""
+    drawn = DRAWN[seed][0]
+    return TimelineClip(spec or drawn, shown_copy(seed) if events is None else tuple(events), 320, 240)
 
 
 def E(kind: str, actors, a: float, b: float, zone: str | None = None) -> Event:
@@ -86,6 +97,63 @@ def test_clip_reader_basics():
                       width=320, height=240)
     other = TimelineClip(c.spec, (), 64, 48).media()
     assert (other.width, other.height) == (64, 48)
+
+
+def test_an_event_is_shown_when_a_shown_frame_lies_in_its_window():
+    """Frames 0, 68, 137, ..., 479 of 30 fps are shown: an event counts when one of their times lies
+    in [t_start, t_end], both ends included."""
+    c = clip(2, [])
+    t68, t479 = 68 / 30, 479 / 30
+    nm = ["person_1", "forklift_1"]
+    shown = [E("near_miss", nm, 1.0, t68), E("near_miss", nm, t68, 3.0), E("near_miss", nm, 0.0, 0.5),
+             E("near_miss", nm, 15.96, 16.0), E("collision", ["amr_1", "forklift_2"], 1.0, 15.0)]
+    hidden = [E("near_miss", nm, 1.0, t68 - 1e-6), E("near_miss", nm, t68 + 1e-6, 4.5),
+              E("near_miss", nm, t479 + 1e-6, 16.0), E("zone_entry", ["person_1"], 0.001, 2.0, "restricted_1")]
+    assert [c.shown(e) for e in shown] == [True] * 5
+    assert [c.shown(e) for e in hidden] == [False] * 4
+    assert clip(2, hidden[:2] + shown[:1]).shown_events == (shown[0],)
+
+
+def test_a_lasting_event_is_shown_by_a_frame_before_and_one_after_it():
+    """A fall, a pickup or a drop between two shown frames (6.83 and 9.13 s) is shown: the worker
+    stands on one and lies on the next, the pallet is on the floor and then on the forks. After
+    the last frame (15.97 s) nothing shows it; a drop of the picked pallet before the next frame
+    undoes the pickup, a later one does not."""
+    t479 = 479 / 30
+    fall = E("fall", ["person_1"], 7.0, 8.0)
+    late = E("fall", ["person_1"], t479 + 1e-6, 16.0)
+    pick, drop = E("pickup", ["forklift_1", "pallet_1"], 7.0, 8.0), E("drop", ["forklift_1", "pallet_1"], 8.5, 9.0)
+    c = clip(2, [fall, late, pick, drop])
+    assert [c.shown(e) for e in (fall, late, pick, drop)] == [True, False, False, True]
+    dropped_later = E("drop", ["forklift_1", "pallet_1"], 9.2, 9.5)
+    assert clip(2, [pick, dropped_later]).shown(pick)
+    at_the_frame = E("drop", ["forklift_1", "pallet_1"], 274 / 30, 12.0)    # from the next frame on: undone there
+    assert clip(2, [pick, at_the_frame]).shown(pick) is False
+    # a near miss has no lasting outcome: between the same frames it is not shown
+    assert not c.shown(E("near_miss", ["person_1", "forklift_1"], 7.0, 8.0))
+
+
+def test_drawn_events_between_shown_frames_are_never_asked():
+    """s3's near miss (5.36-5.86 s) and s6's (5.94-6.73 s) lie between the shown frames 4.57 and
+    6.83 s; s2's fall (7.88-8.59 s) and pickup (10.31-11.31 s) too, but they last (the worker lies,
+    the pallet rides the forks), so the frames after them show them."""
+    s2, s3, s6 = (TimelineClip(DRAWN[k][0], DRAWN[k][1], 320, 240) for k in (2, 3, 6))
+    assert s2.shown_events == DRAWN[2][1]
+    assert [e.type for e in s3.shown_events] == ["zone_entry", "collision"]
+    assert [e.type for e in s6.shown_events] == ["fall", "collision"]
+    # EV: s3's near-miss hypothesis is not asked; 2 yes -> round(1.13) = 1 absent type (fall)
+    assert [(x["event_type"], x["label"], x["source"]) for x in ev.candidates(s3)] == [
+        ("zone_entry", "yes", "scripted"), ("collision", "yes", "scripted"), ("fall", "no", "absent_type")]
+    assert [(it.tags["event_type"], it.answer.windows) for it in tl.items(s3)] == [
+        ("collision", [(6.64, 10.35)]), ("zone_entry", [(6.59, 8.8)])]
+    assert [(e.start, e.end) for e in dc.captioned_events(s6)] == [(7.23, 8.24), (8.72, 11.65)]
+    # VQA: no near_miss_paint and no event order, which the near miss could upset
+    assert [q.program for q in vq.questions(s6)] == ["count_person", "count_forklift", "count_amr", "zone_count",
+                                                    "fall_hat", "collision_amr_paint"]
+    assert [q.program for q in vq.questions(clip(6))] == ["count_person", "count_forklift", "count_amr", "zone_count",
+                                                         "fall_hat", "near_miss_paint", "collision_amr_paint",
+                                                         "first_event", "last_event"]
+    assert [q.program for q in vq.questions(s2)] == [q.program for q in vq.questions(clip(2))]
 
 
 def test_from_spec_derives_the_events_unless_given():
@@ -207,14 +275,17 @@ def test_prompt_sections_and_keys_are_checked(tmp_path, monkeypatch):
 # ------------------------------------------------------------------ Temporal Localization
 
 def test_temporal_windows_items_and_tags():
-    evs = [E("collision", ["amr_1", "forklift_2"], 3.004, 4.5), E("fall", ["person_1"], 7.126, 7.5),
-           E("collision", ["amr_1", "forklift_1"], 1.0, 1.996)]
+    # shown frames at 0, 68, 137, 205, 274, ... / 30 s: 2.27, 4.57, 6.83, 9.13, ...
+    evs = [E("collision", ["amr_1", "forklift_2"], 4.004, 5.5), E("fall", ["person_1"], 6.826, 7.2),
+           E("collision", ["amr_1", "forklift_1"], 2.0, 2.996),
+           E("collision", ["amr_1", "forklift_1"], 3.0, 4.5),        # between 2.27 and 4.57: no window
+           E("near_miss", ["person_1", "forklift_1"], 7.0, 8.0)]     # between 6.83 and 9.13: no item
     c = clip(2, evs)
-    assert tl.windows(c, "collision") == [(1.0, 2.0), (3.0, 4.5)]
-    assert tl.windows(c, "pickup") == []
+    assert tl.windows(c, "collision") == [(2.0, 3.0), (4.0, 5.5)]
+    assert tl.windows(c, "pickup") == [] and tl.windows(c, "near_miss") == []
     got = tl.items(c)
     assert [it.id for it in got] == ["temporal_localization/warehouse-s2/0", "temporal_localization/warehouse-s2/1"]
-    assert [it.answer.windows for it in got] == [[(1.0, 2.0), (3.0, 4.5)], [(7.13, 7.5)]]
+    assert [it.answer.windows for it in got] == [[(2.0, 3.0), (4.0, 5.5)], [(6.83, 7.2)]]
     assert got[0].tags == {"event_type": "collision", "n_windows": 2, "shortest_s": 1.0, "lighting": "day"}
     assert got[1].tags == {"event_type": "fall", "n_windows": 1, "shortest_s": 0.37, "lighting": "day"}
     assert got[0].prompt.endswith("in the json output. The event: a forklift and an autonomous mobile robot (AMR) "
@@ -230,7 +301,8 @@ def test_temporal_windows_items_and_tags():
 
 def test_dense_captions_order_words_and_times():
     evs = [E("pickup", ["forklift_1", "pallet_1"], 2.0, 3.006), E("fall", ["person_1"], 2.0, 2.5),
-           E("collision", ["amr_1", "forklift_2"], 2.0, 2.5)]
+           E("collision", ["amr_1", "forklift_2"], 2.0, 2.5),
+           E("near_miss", ["person_1", "forklift_1"], 3.0, 4.0)]      # between shown frames: no caption
     c = clip(2, evs)
     assert [(e.start, e.end, e.caption) for e in dc.captioned_events(c)] == [
         (2.0, 2.5, "The yellow forklift collides with the orange AMR"),       # same times: by type
@@ -240,9 +312,11 @@ def test_dense_captions_order_words_and_times():
     assert it.id == "dense_captioning/warehouse-s2/0" and it.tags == {"n_events": 3, "lighting": "day"}
     assert it.prompt == tc.prompts()["dense_captioning"]["template"] and it.prompt.endswith("describing the event).")
     assert (it.task, it.domain, it.env, it.media) == ("dense_captioning", "W", "warehouse", c.media())
-    late = dc.captioned_events(clip(2, [E("fall", ["person_1"], 5.0, 6.0), E("drop", ["forklift_1", "pallet_1"], 1.0, 9.0)]))
+    late = dc.captioned_events(clip(2, [E("fall", ["person_1"], 5.0, 7.0),
+                                        E("drop", ["forklift_1", "pallet_1"], 1.0, 9.0)]))
     assert [e.caption for e in late] == ["The red forklift sets down a pallet", "The worker in the lime vest falls to the floor"]
     assert dc.items(clip(2, [])) == [] and dc.captioned_events(clip(2, [])) == []
+    assert dc.items(clip(2, evs[3:])) == []                      # only a hidden event: no item
 
 
 # ------------------------------------------------------------------ Event Verification
@@ -281,15 +355,15 @@ def test_ev_absent_type_count_follows_the_papers_split():
     assert [x["label"] for x in got[:3]] == ["yes"] * 3 and len(absent) == 2
     assert {x["event_type"] for x in absent} < {"near_miss", "drop", "zone_entry"}
     assert all(x["label"] == "no" and x["actors"] == "" for x in absent)
-    # a drop that happened is no longer absent: both others are asked
-    extra = DRAWN[2][1] + (E("drop", ["forklift_2", "pallet_1"], 12.0, 13.0),)
+    # a drop that happened is no longer absent, even one between shown frames: both others are asked
+    extra = shown_copy(2) + (E("drop", ["forklift_2", "pallet_1"], 12.0, 13.0),)
     got = ev.candidates(clip(2, extra))
     assert sorted(x["event_type"] for x in got if x["source"] == "absent_type") == ["near_miss", "zone_entry"]
     # s2 with one event: 1 yes, 2 no -> round(0.57) - 2 < 0: none; no event at all: none
-    assert [x["source"] for x in ev.candidates(clip(2, [DRAWN[2][1][0]]))] == ["scripted"] * 3
+    assert [x["source"] for x in ev.candidates(clip(2, shown_copy(2)[:1]))] == ["scripted"] * 3
     assert [x["label"] for x in ev.candidates(clip(2, []))] == ["no"] * 3
     # s2 with two events: 2 yes, 1 no -> round(1.13) - 1 = 0
-    assert len(ev.candidates(clip(2, DRAWN[2][1][:2]))) == 3
+    assert len(ev.candidates(clip(2, shown_copy(2)[:2]))) == 3
     # s6 (no pallet): 3 yes, 1 no -> 1 wanted, but pickup and drop need a pallet: none is asked
     assert [x["source"] for x in ev.candidates(clip(6))] == ["near_negative", "scripted", "scripted", "scripted"]
     # s0: two near negatives, nothing happened -> none wanted although pickup, drop and fall could be asked
@@ -372,9 +446,12 @@ def test_counts_questions():
     # s3 has a zone_entry script; its one zone event's actor is person_1
     assert by["zone_count"].correct == "1" and by["zone_count"].text == tc.prompts()["video_qa"]["questions"]["zone_count"]
     assert by["zone_count"].distractors == vq._count_options(c, "zone_count", 1)
-    two = clip(3, [E("zone_entry", ["person_1"], 1, 2, "restricted_1"), E("zone_entry", ["person_1"], 3, 4, "restricted_1"),
-                   E("zone_entry", ["person_2"], 5, 6, "restricted_1")])
-    assert {q.program: q.correct for q in vq.counts(two)}["zone_count"] == "2"      # distinct workers
+    entries = [E("zone_entry", ["person_1"], 2, 3, "restricted_1"), E("zone_entry", ["person_1"], 4, 5, "restricted_1"),
+               E("zone_entry", ["person_2"], 6.5, 7, "restricted_1")]
+    assert {q.program: q.correct for q in vq.counts(clip(3, entries))}["zone_count"] == "2"      # distinct workers
+    # one entry between shown frames (7.5-8.5 s): how many entered cannot be told, so it is not asked
+    hidden = entries + [E("zone_entry", ["person_2"], 7.5, 8.5, "restricted_1")]
+    assert "zone_count" not in {q.program for q in vq.counts(clip(3, hidden))}
     none = clip(3, [])
     assert {q.program: q.correct for q in vq.counts(none)}["zone_count"] == "0"
     assert "zone_count" not in {q.program for q in vq.counts(clip(2))}               # s2 has no zone script
@@ -467,38 +544,44 @@ def test_event_order_gap_is_half_a_second_at_both_ends():
         return {q.program: q for q in vq.event_order(clip(2, evs))}
 
     fall, coll = ["person_1"], ["amr_1", "forklift_2"]
-    qs = order([E("fall", fall, 1.0, 2.0), E("collision", coll, 1.5, 2.5)])
+    # every event holds a shown frame (4.57 s, 6.83 s, 9.13 s, 11.4 s)
+    qs = order([E("fall", fall, 4.0, 5.0), E("collision", coll, 4.5, 5.5)])
     assert set(qs) == {"first_event", "last_event"}
     texts = tc.prompts()["video_qa"]["event_options"]
     assert qs["first_event"].correct == texts["fall"] and qs["last_event"].correct == texts["collision"]
     assert qs["first_event"].tags == {"event_type": "fall"} and qs["last_event"].tags == {"event_type": "collision"}
     assert qs["first_event"].text == "Which of these events happens first in the video?"
     assert qs["last_event"].text == "Which of these events happens last in the video?"
-    assert order([E("fall", fall, 1.0, 2.0), E("collision", coll, 1.49, 2.5)]) == {}        # starts too close
-    assert order([E("fall", fall, 1.0, 2.0), E("collision", coll, 1.5, 2.49)]) == {}        # ends too close
-    assert set(order([E("fall", fall, 1.0, 2.0), E("collision", coll, 1.5, 1.9)])) == set()  # ends before
-    assert order([E("fall", fall, 1.0, 2.0)]) == {} and order([]) == {}
+    assert order([E("fall", fall, 4.0, 5.0), E("collision", coll, 4.49, 5.5)]) == {}        # starts too close
+    assert order([E("fall", fall, 4.0, 5.0), E("collision", coll, 4.5, 5.49)]) == {}        # ends too close
+    assert set(order([E("fall", fall, 4.0, 5.0), E("collision", coll, 4.5, 4.9)])) == set()  # ends before
+    assert order([E("fall", fall, 4.0, 5.0)]) == {} and order([]) == {}
     # the lead's type happening again later: "which happens first" has no single answer
-    assert order([E("fall", fall, 1.0, 2.0), E("collision", coll, 5, 6), E("fall", fall, 9, 10)]) == {}
-    assert set(order([E("fall", fall, 1.0, 2.0), E("fall", fall, 3, 4), E("collision", coll, 9, 10)])) == {"last_event"}
-    # only the last is clear
-    assert set(order([E("fall", fall, 1.0, 2.0), E("collision", coll, 1.2, 2.2), E("pickup", ["forklift_1", "pallet_1"], 5, 6)])) \
+    assert order([E("fall", fall, 4.0, 5.0), E("collision", coll, 6, 7), E("fall", fall, 9, 10)]) == {}
+    assert set(order([E("fall", fall, 4.0, 5.0), E("fall", fall, 6.5, 7), E("collision", coll, 9, 10)])) \
         == {"last_event"}
+    # only the last is clear
+    pick = ["forklift_1", "pallet_1"]
+    assert set(order([E("fall", fall, 4.0, 5.0), E("collision", coll, 4.2, 5.2), E("pickup", pick, 6.5, 7)])) \
+        == {"last_event"}
+    # an event between shown frames (a near miss at 7-8 s) could come anywhere in the order the model sees
+    near = E("near_miss", ["person_1", "forklift_1"], 7, 8)
+    assert order([E("fall", fall, 4.0, 5.0), E("collision", coll, 4.5, 5.5), near]) == {}
 
 
 def test_event_order_options():
     texts = tc.prompts()["video_qa"]["event_options"]
     fall, coll, pick = ["person_1"], ["amr_1", "forklift_2"], ["forklift_1", "pallet_1"]
-    q = vq._order_question(clip(2, [E("fall", fall, 1.0, 2.0), E("collision", coll, 5, 6)]), "first_event", True)
+    q = vq._order_question(clip(2, [E("fall", fall, 2.0, 3.0), E("collision", coll, 4.5, 5)]), "first_event", True)
     # one other type present (collision): it, then two of the absent near_miss, pickup, drop, zone_entry
     assert q.distractors[0] == texts["collision"]
     assert set(q.distractors[1:]) < {texts[k] for k in ("near_miss", "pickup", "drop", "zone_entry")}
     assert len(set(q.distractors)) == 3 and texts["fall"] not in q.distractors
-    q = vq._order_question(clip(2, [E("fall", fall, 1.0, 2.0), E("collision", coll, 5, 6), E("pickup", pick, 7, 8)]),
-                           "first_event", True)
+    evs = [E("fall", fall, 2.0, 3.0), E("collision", coll, 4.5, 5), E("pickup", pick, 6.5, 7)]
+    q = vq._order_question(clip(2, evs), "first_event", True)
     assert q.distractors[:2] == (texts["collision"], texts["pickup"])
     assert q.distractors[2] in {texts[k] for k in ("near_miss", "drop", "zone_entry")}
-    evs = [E("fall", fall, 1.0, 2.0), E("collision", coll, 5, 6), E("pickup", pick, 7, 8),
+    evs = [E("fall", fall, 2.0, 3.0), E("collision", coll, 4.5, 5), E("pickup", pick, 6.5, 7),
            E("drop", ["forklift_2", "pallet_1"], 9, 10)]
     q = vq._order_question(clip(2, evs), "first_event", True)
     assert q.distractors == (texts["collision"], texts["drop"], texts["pickup"])

@@ -52,9 +52,20 @@ DRAWN = {("intersection", 1): _draw("intersection", 1), ("intersection", 2): _dr
          ("entrance", 1): _draw("entrance", 1), ("entrance", 3): _draw("entrance", 3)}
 
 
+def shown_copy(env: str, seed: int) -> tuple[Event, ...]:
+    """The drawn events with each window's end moved on to the next shown frame when none lies in it
+    (entrance s1's badge use ends 0.011 s before the 12.83 s frame, its tailgating lies between 12.83
+    and 17.13 s), so every one is shown: the pins below are about the generators' other rules (the
+    drawn lists: test_drawn_events_between_shown_frames_are_never_asked)."""
+    spec, evs = DRAWN[(env, seed)]
+    times = spec.timeline.clip.timestamps()
+    return tuple(e.model_copy(update={"t_end": max(e.t_end, min(t for t in times if t >= e.t_start))}) for e in evs)
+
+
 def clip(env: str, seed: int, events=None, spec=None) -> TimelineClip:
-    drawn, evs = DRAWN[(env, seed)]
-    return TimelineClip(spec or drawn, evs if events is None else tuple(events), 320, 240)
+    """A drawn spec with the given events, else its drawn events all made shown (shown_copy)."""
+    drawn = DRAWN[(env, seed)][0]
+    return TimelineClip(spec or drawn, shown_copy(env, seed) if events is None else tuple(events), 320, 240)
 
 
 def E(kind: str, actors, a: float, b: float) -> Event:
@@ -329,9 +340,27 @@ def test_ev_entrance_candidates():
          "actors": "", "source": "absent_type"}]
 
 
+def test_drawn_events_between_shown_frames_are_never_asked():
+    """Entrance s1's badge use (9.10-12.822 s) ends 0.011 s before the 12.83 s frame and its tailgating
+    (13.02-13.84 s) lies between 12.83 and 17.13 s; s3's unauthorized entry (11.43-12.32 s) between 8.57
+    and 12.83 s. The intersection's events all hold a shown frame (the near miss 4.50-5.22 s holds 4.57 s)."""
+    s1, s3, t2 = (TimelineClip(*DRAWN[k], 320, 240) for k in (("entrance", 1), ("entrance", 3), ("intersection", 2)))
+    assert s1.shown_events == () and [e.type for e in s3.shown_events] == ["loitering"]
+    assert t2.shown_events == DRAWN[("intersection", 2)][1]
+    # s1: only the near-negative loiterer; badge_use and tailgating happened, so neither is asked as absent
+    assert [(x["event_type"], x["label"], x["source"]) for x in ev.candidates(s1)] == [
+        ("loitering", "no", "near_negative")]
+    assert tl.items(s1) == [] and dc.items(s1) == []
+    assert [q.program for q in vq.questions(s1)] == ["count_person"]
+    # s3: the loiterer's questions stay, the unauthorized entrant's coat is not asked
+    assert [(x["event_type"], x["label"]) for x in ev.candidates(s3)] == [("loitering", "yes"), ("tailgating", "no")]
+    assert [q.program for q in vq.questions(s3)] == ["count_person", "loiterer_top"]
+    assert [e.start for e in dc.captioned_events(s3)] == [10.07]
+
+
 def test_ev_labels_follow_the_events_and_roles():
     # the tailgating event with its roles swapped: the hypothesis names person_1 as the one who went first
-    swapped = (DRAWN[("entrance", 1)][1][0], E("tailgating", ["person_2", "person_1"], 13.0, 13.8))
+    swapped = (shown_copy("entrance", 1)[0], E("tailgating", ["person_2", "person_1"], 12.5, 13.8))
     got = {x["event_type"]: x["label"] for x in ev.candidates(clip("entrance", 1, swapped))}
     assert got == {"badge_use": "yes", "tailgating": "no", "loitering": "no"}
     # the near miss with another pedestrian: the hypothesis about person_1 is 'no'
@@ -388,14 +417,16 @@ def test_temporal_items():
     assert got[1].prompt.endswith("The event: a vehicle crosses its stop line while the signal is red")
     assert {(it.domain, it.env) for it in got} == {("T", "intersection")}
     got = tl.items(clip("entrance", 1))
-    assert [(it.id, it.answer.windows) for it in got] == [("temporal_localization/entrance-s1/0", [(9.1, 12.82)]),
-                                                          ("temporal_localization/entrance-s1/1", [(13.02, 13.84)])]
-    assert got[1].tags == {"event_type": "tailgating", "n_windows": 1, "shortest_s": 0.82, "lighting": "day"}
+    # shown_copy's ends: the next shown frames, 12.83 s and 17.13 s
+    assert [(it.id, it.answer.windows) for it in got] == [("temporal_localization/entrance-s1/0", [(9.1, 12.83)]),
+                                                          ("temporal_localization/entrance-s1/1", [(13.02, 17.13)])]
+    assert got[1].tags == {"event_type": "tailgating", "n_windows": 1, "shortest_s": 4.11, "lighting": "day"}
     assert got[1].prompt.endswith("The event: a person tailgates another through the door")
     # two jaywalkers: two windows of one query
-    two = clip("intersection", 1, [E("jaywalking", ["person_1"], 5.702, 6.0), E("jaywalking", ["person_3"], 1.0, 2.004)])
+    two = clip("intersection", 1, [E("jaywalking", ["person_1"], 5.702, 7.0),
+                                   E("jaywalking", ["person_3"], 2.0, 2.304)])
     (it,) = tl.items(two)
-    assert it.answer.windows == [(1.0, 2.0), (5.7, 6.0)] and it.tags["n_windows"] == 2 and it.tags["shortest_s"] == 0.3
+    assert it.answer.windows == [(2.0, 2.3), (5.7, 7.0)] and it.tags["n_windows"] == 2 and it.tags["shortest_s"] == 0.3
 
 
 def test_dense_captions():
@@ -409,8 +440,8 @@ def test_dense_captions():
     assert it.answer.events[0].caption == "The white car nearly hits the pedestrian in the beige shirt"
     (it,) = dc.items(clip("entrance", 1))
     assert [(e.start, e.end, e.caption) for e in it.answer.events] == [
-        (9.1, 12.82, "The person in the beige coat badges in at the reader"),
-        (13.02, 13.84, "The person in the grey coat tailgates the person in the beige coat through the door")]
+        (9.1, 12.83, "The person in the beige coat badges in at the reader"),
+        (13.02, 17.13, "The person in the grey coat tailgates the person in the beige coat through the door")]
     assert (it.id, it.domain, it.env, it.tags) == ("dense_captioning/entrance-s1/0", "S", "entrance",
                                                    {"n_events": 2, "lighting": "day"})
     assert it.prompt == tc.prompts()["dense_captioning"]["template"]
@@ -463,8 +494,8 @@ def test_vqa_entrance_questions():
          {"event_type": "unauthorized_entry", "actor": "person_2"}),
         ("loiterer_top", "olive", ("black", "green", "grey"), {"event_type": "loitering", "actor": "person_3"})]
     # badge_count counts distinct people; no badge script, no question
-    two = clip("entrance", 1, [E("badge_use", ["person_1"], 1, 2), E("badge_use", ["person_1"], 3, 4),
-                               E("badge_use", ["person_3"], 5, 6)])
+    two = clip("entrance", 1, [E("badge_use", ["person_1"], 0, 2), E("badge_use", ["person_1"], 4, 5),
+                               E("badge_use", ["person_3"], 8, 9)])
     assert {q.program: q.correct for q in vq.counts(two)}["badge_count"] == "2"
     assert "badge_count" not in {q.program for q in vq.counts(clip("entrance", 3))}
 

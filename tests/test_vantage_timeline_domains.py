@@ -110,8 +110,13 @@ def read_hypothesis(clip: TimelineClip, kind: str, text: str) -> tuple[list[set[
     return [fits(clip, p) for p in phrases], phrases
 
 
-def happened(clip: TimelineClip, kind: str, sets: list[set[str]], ordered: bool) -> bool:
-    for e in clip.events:
+def shown_by_frames(clip: TimelineClip, e) -> bool:
+    """A shown frame's time lies in the event's window (neither environment has a lasting type)."""
+    return any(e.t_start <= f / clip.media().fps <= e.t_end for f in clip.media().frame_numbers)
+
+
+def happened(clip: TimelineClip, kind: str, sets: list[set[str]], ordered: bool, events=None) -> bool:
+    for e in clip.events if events is None else events:
         if e.type != kind:
             continue
         movers = [a for a in e.actors if clip.category(a) != "door"]
@@ -159,15 +164,20 @@ def test_ev_labels_agree_with_the_text_read_back(clips):
                     assert s, (c.clip_id, p)                               # it names someone in the clip
                     if p.startswith("the "):
                         assert len(s) == 1, (c.clip_id, p, s)               # a definite description is unique
-                want = "yes" if happened(c, kind, sets, HYPOTHESES[kind][1] is not None) else "no"
+                ordered = HYPOTHESES[kind][1] is not None
+                shown = [e for e in c.events if shown_by_frames(c, e)]
+                want = "yes" if happened(c, kind, sets, ordered, shown) else "no"
                 assert it.answer.label == want, (c.clip_id, _question(it))
+                if want == "no":            # never a 'no' about an event that happened between the frames
+                    assert not happened(c, kind, sets, ordered), (c.clip_id, _question(it))
                 if it.tags["source"] == "absent_type":
                     assert want == "no" and not any(e.type == kind for e in c.events)
                 labels[(env, it.answer.label)] += 1
-    # both labels in both domains, near the paper's 104 / 59 split overall
+    # both labels in both domains; fewer yes than the paper's 104 / 59 since events between the
+    # shown frames are not asked (their near negatives are; docs/vantage-deviations.md)
     assert all(labels[(env, lab)] > 0 for env in MODULES for lab in ("yes", "no")), labels
-    yes = labels[("intersection", "yes")] + labels[("entrance", "yes")]
-    assert 0.45 <= yes / sum(labels.values()) <= 0.75, labels
+    assert labels == {("intersection", "yes"): 6, ("intersection", "no"): 10, ("entrance", "yes"): 3,
+                      ("entrance", "no"): 4}
 
 
 # ------------------------------------------------------------------ independent physics
@@ -247,14 +257,14 @@ def own_tailgate(clip: TimelineClip, first: str, second: str) -> bool:
 
 
 def test_scripted_labels_agree_with_own_scans(clips):
+    """Every near-miss, loitering and tailgating script: its hypothesis is asked with the own scan's
+    answer, or, when the scan finds the event but it falls between the shown frames, not asked."""
     checked = Counter()
     for env in MODULES:
         for c in clips[env]:
-            for it in ev.items(c):
-                kind, actors = it.tags["event_type"], it.tags["actors"].split(",")
-                sets, _ = read_hypothesis(c, kind, _question(it))
-                if it.tags["source"] == "absent_type" or any(len(s) != 1 for s in sets):
-                    continue
+            asked = {(it.tags["event_type"], it.tags["actors"]): it for it in ev.items(c) if it.tags["actors"]}
+            for script in c.spec.scripts:
+                kind, actors = script.type, script.actors
                 if kind == "near_miss":
                     got = own_near_miss(c, *actors)
                 elif kind == "loitering":
@@ -263,10 +273,20 @@ def test_scripted_labels_agree_with_own_scans(clips):
                     got = own_tailgate(c, *actors)
                 else:
                     continue
+                it = asked.get((kind, ",".join(actors)))
+                if it is None:
+                    assert got and not any(shown_by_frames(c, e) for e in c.events if e.type == kind
+                                           and set(e.actors) == set(actors)), (c.clip_id, kind, actors)
+                    checked[(kind, "not asked")] += 1
+                    continue
+                sets, _ = read_hypothesis(c, kind, _question(it))
+                if any(len(s) != 1 for s in sets):
+                    continue
                 assert (it.answer.label == "yes") == got, (c.clip_id, _question(it))
                 checked[(kind, it.answer.label)] += 1
-    assert checked[("near_miss", "yes")] >= 2 and checked[("loitering", "no")] >= 1, checked
-    assert sum(n for (k, _), n in checked.items() if k == "tailgating") >= 1, checked
+    # two of the three near misses and the one tailgating fall between the shown frames
+    assert checked == {("near_miss", "yes"): 1, ("near_miss", "not asked"): 2, ("tailgating", "not asked"): 1,
+                       ("loitering", "no"): 2, ("loitering", "yes"): 1}
 
 
 # ------------------------------------------------------------------ the other tasks
@@ -274,16 +294,17 @@ def test_scripted_labels_agree_with_own_scans(clips):
 def test_temporal_windows_and_captions_are_the_events(clips):
     for env in MODULES:
         for c in clips[env]:
+            shown = [e for e in c.events if shown_by_frames(c, e)]
             for it in tl.items(c):
                 kind = it.tags["event_type"]
-                want = sorted((round(e.t_start, 2), round(e.t_end, 2)) for e in c.events if e.type == kind)
+                want = sorted((round(e.t_start, 2), round(e.t_end, 2)) for e in shown if e.type == kind)
                 assert it.answer.windows == want and all(0 <= a < b <= c.duration_s for a, b in want)
-            assert len(tl.items(c)) == len({e.type for e in c.events})
+            assert len(tl.items(c)) == len({e.type for e in shown})
             got = dc.items(c)
-            assert len(got) == (1 if c.events else 0)
+            assert len(got) == (1 if shown else 0)
             if got:
                 starts = [e.start for e in got[0].answer.events]
-                assert starts == sorted(starts) and len(starts) == len(c.events)
+                assert starts == sorted(starts) and len(starts) == len(shown)
 
 
 def test_vqa_answers_recomputed(clips):
@@ -314,3 +335,23 @@ def test_vqa_answers_recomputed(clips):
                 evs = sorted(c.events, key=lambda e: e.t_start)
                 lead = evs[0] if prog == "first_event" else evs[-1]
                 assert it.tags["event_type"] == lead.type
+
+
+def test_the_shown_events_table_counts_each_type(capsys):
+    """scripts/vantage_shown_events.py, the source of the deviations table's counts, on one warehouse
+    draw (stream 'warehouse', seed 0): its drop and fall hold no shown frame but last, so are shown."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "scripts" / "vantage_shown_events.py"
+    spec = importlib.util.spec_from_file_location("vantage_shown_events", path)
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    assert script.main(["1", "--env", "warehouse"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "warehouse: shown frames at 0.00, 2.27, 4.57, 6.83, 9.13, 11.40, 13.70, 15.97 s"
+    assert [line.split()[0] for line in lines[1:]] == ["collision", "drop", "fall", "near_miss", "zone_entry"]
+    assert "1 events, a frame inside    0, shown    1 (100%); length 1.00-1.00 s" in lines[2]
+    assert "1 events, a frame inside    0, shown    1 (100%); length 0.89-0.89 s" in lines[3]
+    assert "1 events, a frame inside    1, shown    1 (100%); length 0.80-0.80 s" in lines[4]
+    assert script.main(["0"]) == 2 and "between 1 and 10000" in capsys.readouterr().err

@@ -66,6 +66,54 @@ def _own_zone_stays(clip, person):
     return ts[inside], float(y0)
 
 
+def _frame_times(clip):
+    return [f / 30 for f in clip.media().frame_numbers]
+
+
+def _seen_on_frames(clip, e) -> bool:
+    """Whether the shown frames show the event, judged from the agents at those times only: a near
+    miss by the gap and the forklift's speed, a zone entry by the worker inside the zone, a fall by
+    the body's tilt, a pickup or drop by the pallet's height (raised 6 cm on the forks), a
+    collision by its window (3 s or more, always holding a frame here)."""
+    frames = _frame_times(clip)
+    if e.type == "near_miss":
+        person, forklift = (clip.spec.timeline.agent(a) for a in sorted(e.actors))
+        return any(np.linalg.norm((person.position(t) - forklift.position(t))[:2]) < 1.5
+                   and np.linalg.norm(forklift.velocity(t)[:2]) > 0.1 for t in frames)
+    if e.type == "zone_entry":
+        return any(t in _own_zone_stays_at(clip, e.actors[0], [t]) for t in frames)
+    if e.type == "fall":
+        body = clip.spec.timeline.agent(e.actors[0])
+        return any(body.fall.angle(t) > 0 for t in frames)
+    if e.type in ("pickup", "drop"):
+        pallet = clip.spec.timeline.agent(next(a for a in e.actors if a.startswith("pallet")))
+        rest = pallet.position(0.0)[2] if e.type == "pickup" else pallet.position(clip.duration_s)[2]
+        raised = [pallet.position(t)[2] > rest + 0.03 for t in frames]
+        after = [r for t, r in zip(frames, raised) if t >= e.t_start]
+        return any(after) if e.type == "pickup" else any(not r for r in after) and any(raised)
+    return any(e.t_start <= t <= e.t_end for t in frames)
+
+
+def _own_zone_stays_at(clip, person, ts):
+    poly = np.array(clip.spec.zones[0].polygon)
+    (x0, y0), (x1, y1) = poly.min(axis=0), poly.max(axis=0)
+    xy = _track(clip, person, ts)[:, :2]
+    return [t for t, (x, y) in zip(ts, xy) if x0 < x < x1 and y0 < y < y1]
+
+
+def test_shown_events_are_the_ones_the_frames_show(clips):
+    """TimelineClip.shown against the agents at the shown times (near misses and zone entries must
+    hold at a frame; a fall, pickup or drop shows by its lasting outcome)."""
+    seen = Counter()
+    for c in clips:
+        for e in c.events:
+            assert c.shown(e) == _seen_on_frames(c, e), (c.clip_id, e)
+            seen[(e.type, c.shown(e))] += 1
+    # both near misses of these ten draws and one zone entry of five fall between the shown frames
+    assert seen == {("collision", True): 5, ("drop", True): 1, ("fall", True): 6, ("near_miss", False): 2,
+                    ("pickup", True): 3, ("zone_entry", False): 1, ("zone_entry", True): 4}
+
+
 # ------------------------------------------------------------------ envelope, media, determinism
 
 def test_items_validate_with_the_envs_sampled_frames_and_unique_ids(clips):
@@ -79,8 +127,9 @@ def test_items_validate_with_the_envs_sampled_frames_and_unique_ids(clips):
         assert m.frame_numbers == [0, 68, 137, 205, 274, 342, 411, 479]
         assert m.times_s == [f / 30 for f in m.frame_numbers]
         assert it.id.startswith(f"{it.task}/warehouse-s")
-    assert Counter(it.task for it in items) == {"event_verification": 38, "video_qa": 78,
-                                                "temporal_localization": 22, "dense_captioning": 9}
+    # fewer than before stop 30 (38, 78, 22, 9): items about events between the shown frames are gone
+    assert Counter(it.task for it in items) == {"event_verification": 35, "video_qa": 69,
+                                                "temporal_localization": 19, "dense_captioning": 9}
 
 
 def test_same_seed_same_bytes_other_seed_differs():
@@ -136,8 +185,10 @@ def test_prompt_file_is_checked(tmp_path, monkeypatch):
 
 def test_ev_split_is_near_the_papers(clips):
     labels = [it.answer.label for c in clips for it in ev.items(c)]
-    assert Counter(labels) == {"yes": 22, "no": 16}
-    assert 0.55 <= labels.count("yes") / len(labels) <= 104 / 163 + 0.02
+    # the paper's 104 / 163 = 0.64 yes; 19 / 35 = 0.54 here, as three near misses between the shown
+    # frames are not asked while the near negatives are (docs/vantage-deviations.md)
+    assert Counter(labels) == {"yes": 19, "no": 16}
+    assert 0.5 <= labels.count("yes") / len(labels) <= 104 / 163 + 0.02
 
 
 def test_ev_prompts_pinned(clips):
@@ -151,36 +202,52 @@ def test_ev_prompts_pinned(clips):
     assert ev.items(clips[5])[0].prompt.startswith("You are monitoring a warehouse through a fixed CCTV camera.")
 
 
+def _asked(clip, script):
+    """The EV item of a script (its type and actors), or None when it is not asked."""
+    got = [it for it in ev.items(clip) if (it.tags["event_type"], it.tags["actors"]) == (script.type,
+                                                                                        ",".join(script.actors))]
+    return got[0] if got else None
+
+
 def test_ev_near_miss_labels_from_an_own_distance_scan(clips):
+    """Every near-miss script: asked with the scan's answer, or, when the scan finds the near miss but
+    no shown frame has the pair that close (with the forklift moving), not asked."""
     seen = Counter()
     for c in clips:
-        for it in ev.items(c):
-            if it.tags["event_type"] != "near_miss" or not it.tags["actors"]:
-                continue
-            person, forklift = it.tags["actors"].split(",")
+        for script in (x for x in c.spec.scripts if x.type == "near_miss"):
+            person, forklift = script.actors
             d = _own_min_moving_distance(c, person, forklift)
+            it = _asked(c, script)
+            if it is None:
+                (e,) = [e for e in c.events if e.type == "near_miss" and set(e.actors) == {person, forklift}]
+                assert d < 1.5 and not _seen_on_frames(c, e)
+                seen["not asked"] += 1
+                continue
             assert it.answer.label == ("yes" if d < 1.5 else "no"), (it.id, d)
             assert d == pytest.approx(it.tags["min_distance_m"], abs=2e-3)
             if it.tags["source"] == "near_negative":
                 assert 1.8 - 2e-3 <= d <= 3.0 + 2e-3 and 1.2 <= it.tags["threshold_ratio"] <= 2.0
             seen[it.answer.label] += 1
-    assert seen == {"yes": 2, "no": 4}
+    assert seen == {"not asked": 2, "no": 4}
 
 
 def test_ev_zone_labels_from_an_own_point_in_rectangle_scan(clips):
     seen = Counter()
     for c in clips:
-        for it in ev.items(c):
-            if it.tags["event_type"] != "zone_entry" or not it.tags["actors"]:
+        for script in (x for x in c.spec.scripts if x.type == "zone_entry"):
+            it = _asked(c, script)
+            inside, y0 = _own_zone_stays(c, script.actors[0])
+            if it is None:            # inside at some time, at no shown frame
+                assert len(inside) and not _own_zone_stays_at(c, script.actors[0], _frame_times(c))
+                seen["not asked"] += 1
                 continue
-            inside, y0 = _own_zone_stays(c, it.tags["actors"])
             assert it.answer.label == ("yes" if len(inside) and inside[0] > 0 else "no"), it.id
             if it.tags["source"] == "near_negative":
                 walk_y = _track(c, it.tags["actors"], [0.0])[0, 1]
                 assert it.tags["outside_m"] == pytest.approx(y0 - walk_y, abs=1e-6)
                 assert 0.25 - 1e-6 <= it.tags["outside_m"] <= 0.8 + 1e-6
             seen[it.answer.label] += 1
-    assert seen == {"yes": 5, "no": 4}
+    assert seen == {"yes": 4, "no": 4, "not asked": 1}
 
 
 def test_ev_absent_type_negatives_name_events_that_did_not_happen(clips):
@@ -274,17 +341,18 @@ def test_vqa_event_order_and_options(clips):
             assert len(set(it.answer.options)) == 4, it.id
             if it.tags["program"] in ("first_event", "last_event"):
                 evs = sorted(c.events, key=lambda e: e.t_start)
+                assert all(_seen_on_frames(c, e) for e in evs), it.id     # none between the frames
                 lead = evs[0] if it.tags["program"] == "first_event" else evs[-1]
                 assert _answer(it) == texts[lead.type]
                 assert all(abs(e.t_start - lead.t_start) >= 0.5 for e in evs if e is not lead)
                 n += 1
-    assert n == 10
+    assert n == 5          # 10 before the near misses between the shown frames stopped them
 
 
 def test_vqa_answer_letters_balanced_over_the_set_and_each_clip(clips):
     items = vq.generate(clips)
     counts = Counter(it.answer.letter for it in items)
-    assert counts == {"A": 19, "B": 19, "C": 20, "D": 20}
+    assert counts == {"A": 17, "B": 18, "C": 17, "D": 17}
     assert max(counts.values()) - min(counts.values()) <= 1
     for c in clips:
         per = Counter(it.answer.letter for it in vq.items(c))
@@ -310,22 +378,23 @@ def test_vqa_prompt_lists_the_options_in_letter_order(clips):
 def test_temporal_windows_are_the_events_of_the_queried_type(clips):
     for c in clips:
         its = tl.items(c)
-        assert [it.tags["event_type"] for it in its] == [k for k in tc.EVENT_TYPES if k in {e.type for e in c.events}]
+        shown = [e for e in c.events if _seen_on_frames(c, e)]
+        assert [it.tags["event_type"] for it in its] == [k for k in tc.EVENT_TYPES if k in {e.type for e in shown}]
         for it in its:
-            want = sorted((round(e.t_start, 2), round(e.t_end, 2)) for e in c.events if e.type == it.tags["event_type"])
+            want = sorted((round(e.t_start, 2), round(e.t_end, 2)) for e in shown if e.type == it.tags["event_type"])
             assert it.answer.windows == want and all(0 <= a < b <= 16.0 for a, b in want)
-    near = tl.items(clips[3])[0]
-    assert (near.tags["event_type"], near.answer.windows) == ("near_miss", [(5.36, 5.86)])
-    assert near.prompt.endswith("The event: a worker has a near miss with a moving forklift")
+    # clip 3's near miss (5.36-5.86 s) lies between the frames at 4.57 and 6.83 s: no query about it
+    assert [it.tags["event_type"] for it in tl.items(clips[3])] == ["collision", "zone_entry"]
+    zone = tl.items(clips[3])[1]
+    assert zone.answer.windows == [(6.59, 8.8)]
+    assert zone.prompt.endswith("The event: a worker is inside the restricted zone, from stepping in to stepping out")
 
 
-def test_temporal_near_miss_window_from_an_own_scan(clips):
+def test_temporal_zone_window_from_an_own_scan(clips):
     c = clips[3]
-    ts = _scan_times(c)
-    d = np.linalg.norm(_track(c, "person_2", ts)[:, :2] - _track(c, "forklift_2", ts)[:, :2], axis=1)
-    close = ts[d < 1.5]
-    (a, b), = tl.items(c)[0].answer.windows
-    assert abs(close[0] - a) <= 0.005 + SCAN_S and abs(close[-1] - b) <= 0.005 + SCAN_S
+    inside, _ = _own_zone_stays(c, "person_1")
+    (a, b), = tl.items(c)[1].answer.windows
+    assert abs(inside[0] - a) <= 0.005 + SCAN_S and abs(inside[-1] - b) <= 0.005 + SCAN_S
 
 
 def test_dense_captions_ordered_and_pinned(clips):
@@ -336,10 +405,11 @@ def test_dense_captions_ordered_and_pinned(clips):
         (10.31, 11.31, "The red forklift picks up a pallet")]
     for c in clips:
         got = dc.items(c)
-        assert len(got) == (1 if c.events else 0)
+        shown = [e for e in c.events if _seen_on_frames(c, e)]
+        assert len(got) == (1 if shown else 0)
         if got:
             starts = [e.start for e in got[0].answer.events]
-            assert starts == sorted(starts) and len(starts) == len(c.events)
+            assert starts == sorted(starts) and len(starts) == len(shown)
 
 
 def test_an_event_the_templates_cannot_describe_is_refused(clips):

@@ -1,5 +1,6 @@
 """Dense Video Captioning items: the clip's events in time order as {start, end, caption}
-(VANTAGE Table 5), one item per clip that has an event.
+(VANTAGE Table 5), one item per clip that shows an event (events between the shown frames are
+left out of the answer: the model cannot caption what it was not shown).
 
 Captions are templates per event type filled with the actors' descriptions ("The red
 forklift picks up a pallet"); times are rounded to hundredths of a second as the prompt's
@@ -18,7 +19,7 @@ TASK = "dense_captioning"
 def captioned_events(clip: TimelineClip) -> list[CaptionedEvent]:
     captions = clip.prompts(TASK)["captions"]
     out = []
-    for e in sorted(clip.events, key=lambda e: (e.t_start, e.t_end, e.type)):
+    for e in sorted(clip.shown_events, key=lambda e: (e.t_start, e.t_end, e.type)):
         fields, _ = slots(e.type, clip, e.actors)
         out.append(CaptionedEvent(start=round_time(e.t_start), end=round_time(e.t_end),
                                   caption=sentence(captions[e.type].format(**fields))))

@@ -20,10 +20,13 @@ TASK = "event_verification"
 PAPER_POSITIVES, PAPER_NEGATIVES = 104, 59          # Table 7's split
 
 
-def _hypothesis(clip: TimelineClip, kind: str, actors: list[str], generic: bool) -> tuple[str, str]:
+def _hypothesis(clip: TimelineClip, kind: str, actors: list[str], generic: bool) -> tuple[str, str | None]:
+    """The hypothesis and its label: "yes" when a shown event fits it, "no" when no event at all
+    does, None (not asked) when the only events that fit fall between the shown frames."""
     fields, refs = slots(kind, clip, actors, generic=generic)
     text = clip.prompts(TASK)["hypotheses"][kind].format(**fields)
-    label = "yes" if any(event_matches(clip, e, kind, refs) for e in clip.events) else "no"
+    fitting = [e for e in clip.events if event_matches(clip, e, kind, refs)]
+    label = "yes" if any(clip.shown(e) for e in fitting) else None if fitting else "no"
     return text, label
 
 
@@ -73,6 +76,8 @@ def candidates(clip: TimelineClip) -> list[dict]:
     tags = _script_tags if clip.spec.env == "warehouse" else _nearness_tags
     for script in clip.spec.scripts:
         text, label = _hypothesis(clip, script.type, script.actors, generic=False)
+        if label is None:
+            continue
         out.append({"question": text, "label": label, "event_type": script.type, "actors": ",".join(script.actors),
                     "source": "scripted" if script.positive else "near_negative", **tags(clip, script)})
     n_pos = sum(c["label"] == "yes" for c in out)

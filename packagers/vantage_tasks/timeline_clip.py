@@ -3,6 +3,17 @@ clip (warehouse, intersection or entrance: the words come from its environment's
 `timeline_vocab.Vocabulary`), and the parts they share: the prompts file, actor
 descriptions that say which agents they pick out, event matching, the shown media and the seeds.
 
+Only events the model is shown count. The clip shows 8 uniform frames, 2.28 s apart (4.28 s at
+the entrance), and many events are shorter than that. An event is *shown* when one of the shown
+frames lies in its window [t_start, t_end], so that its defining condition (the gap under the
+threshold, the second person in the doorway) holds on a frame the model sees; or, for a type
+whose outcome lasts (the vocabulary's `lasting`: a fallen worker lies there, a picked pallet
+rides the forks), when a shown frame comes before the event and another after it, before
+anything undoes the outcome, so the frames show the change. An event that is not shown is never
+the subject of an item (no hypothesis, question, window or caption relies on it), although it
+still keeps its type from being asked as an absent one (docs/vantage-deviations.md, "events
+between shown frames").
+
 A description is text plus its referents (the track ids it fits): "the orange forklift"
 when no other forklift is orange, else a generic "a forklift" that fits every forklift.
 Labels are then decided by the referents, never by the script's intent, so a hypothesis
@@ -11,6 +22,7 @@ and its label cannot disagree even when two workers wear the same vest.
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -193,6 +205,24 @@ class TimelineClip:
         return Media(kind="video", clip_id=self.clip_id, frame_numbers=frames,
                      times_s=[f / clip.fps for f in frames], fps=float(clip.fps), duration_s=self.duration_s,
                      width=self.width, height=self.height)
+
+    def shown(self, event: Event) -> bool:
+        """A shown frame lies in the event's window (both ends included), or, for a lasting type,
+        one comes before its start and one at or after its end while the outcome holds (until the
+        start of the next event of the undoing type that shares an actor with it)."""
+        times = self.spec.timeline.clip.timestamps()
+        if any(event.t_start <= t <= event.t_end for t in times):
+            return True
+        if event.type not in self.vocab.lasting:
+            return False
+        undo = self.vocab.lasting[event.type]
+        until = min((e.t_start for e in self.events if e.type == undo and e.t_start >= event.t_end
+                     and set(e.actors) & set(event.actors)), default=math.inf)
+        return any(t < event.t_start for t in times) and any(event.t_end <= t < until for t in times)
+
+    @property
+    def shown_events(self) -> tuple[Event, ...]:
+        return tuple(e for e in self.events if self.shown(e))
 
     def agents(self, category: str) -> list[str]:
         return [a.track_id for a in self.spec.timeline.agents if a.category == category]

@@ -29,6 +29,9 @@ class Vocabulary:
     positional: event types whose actors keep the event's order (both roles are people:
       the entrance's [first crosser, tailgater]); others are put in `category_order`.
     silent: categories an event involves but its templates do not name (the pallet).
+    lasting: event types whose outcome stays in view after them (a fallen worker lies there, a
+      picked pallet rides the forks): type -> the type that undoes it (None: nothing does), for
+      `TimelineClip.shown`.
     """
     env: str
     domain: str
@@ -43,6 +46,7 @@ class Vocabulary:
     slot_names: dict[str, tuple[str, ...]]
     positional: frozenset[str] = frozenset()
     silent: frozenset[str] = frozenset()
+    lasting: dict[str, str | None] = field(default_factory=dict)
     # Video QA: categories counted, (program -> event type) counts of distinct actors,
     # (program -> (event type, category or slot index, colour key, palette)), palettes' names
     counted: tuple[str, ...] = ()
@@ -74,6 +78,7 @@ WAREHOUSE = Vocabulary(
     slot_names={"near_miss": ("person", "forklift"), "collision": ("first", "second"), "pickup": ("forklift",),
                 "drop": ("forklift",), "zone_entry": ("person",), "fall": ("person",)},
     silent=frozenset({"pallet"}),
+    lasting={"fall": None, "pickup": "drop", "drop": "pickup"},
     counted=("person", "forklift", "amr"),
     event_counts={"zone_count": "zone_entry"},
     actor_colour={"fall_hat": ("fall", "person", "hat", "hat"),

@@ -8,7 +8,8 @@ agents do a scripted thing (workers entering the restricted zone, jaywalkers, ba
 a colour of the actor of an event that happened once (the hard hat of the worker who falls,
 the car that runs the red, the tailgater's coat, ...), the colour of the one forklift that
 carries a pallet, and which event happens first / last (asked only when it leads the next
-one by MIN_ORDER_GAP_S at both its start and its end).
+one by MIN_ORDER_GAP_S at both its start and its end). A question that rests on events is asked
+only when every event it counts, names or orders is shown (timeline_clip.TimelineClip.shown).
 Distractors are values of the same type (other counts, other colours of the same palette,
 other event types). The correct option's letter comes from a balanced sequence: shuffled
 blocks of ABCD over one clip (`items`) or over a whole set of clips (`generate`), so every
@@ -59,8 +60,9 @@ def counts(clip: TimelineClip) -> list[Question]:
             prog = f"count_{cat}"
             out.append(Question(prog, texts[prog], str(len(ids)), _count_options(clip, prog, len(ids))))
     for prog, kind in clip.vocab.event_counts.items():
-        if any(s.type == kind for s in clip.spec.scripts):
-            n = len({e.actors[0] for e in clip.events if e.type == kind})
+        evs = [e for e in clip.events if e.type == kind]
+        if any(s.type == kind for s in clip.spec.scripts) and all(clip.shown(e) for e in evs):
+            n = len({e.actors[0] for e in evs})
             out.append(Question(prog, texts[prog], str(n), _count_options(clip, prog, n)))
     return out
 
@@ -70,7 +72,7 @@ def actor_colours(clip: TimelineClip) -> list[Question]:
     vocab = clip.vocab
     for prog, (kind, role, key, palette) in vocab.actor_colour.items():
         evs = [e for e in clip.events if e.type == kind]
-        if len(evs) != 1:
+        if len(evs) != 1 or not clip.shown(evs[0]):
             continue
         if isinstance(role, int):                     # a slot of a positional event: the tailgater is [1]
             actor = evs[0].actors[role:role + 1]
@@ -112,7 +114,7 @@ def carrier_colour(clip: TimelineClip) -> list[Question]:
 
 def _order_question(clip: TimelineClip, prog: str, first: bool) -> Question | None:
     evs = sorted(clip.events, key=lambda e: (e.t_start, e.t_end))
-    if len(evs) < 2:
+    if len(evs) < 2 or not all(clip.shown(e) for e in evs):
         return None
     sign = 1.0 if first else -1.0
     lead = min(evs, key=lambda e: sign * e.t_start)

@@ -437,6 +437,25 @@ def test_contrasting_pixels_worked():
     assert dv.contrasting_pixels(img2, dmg, paint) == 5
 
 
+def test_site_frame_turns_the_sites_directions_without_moving_them():
+    """The damage_view scene parks the subject at the origin, so a direction taken as a world point
+    plus the car's offset would pass every drawn scene: moved to (3, -2), the centre moves by the
+    offset and the normal and panel axes stay the same unit vectors."""
+    from blender_envs.vehicle.damage_view import sample_scene
+    from render_farm.seeds import rng_for
+
+    spec = sample_scene(rng_for("damage_view", 7, "scene"), "s7", 7)
+
+    def parked_at(x, y):
+        car = spec.lot.subject.model_copy(update={"placement": Placement(x=x, y=y, yaw_deg=30.0)})
+        return spec.model_copy(update={"lot": spec.lot.model_copy(update={"cars": [car, *spec.lot.cars[1:]]})})
+
+    home, moved = dv.site_frame(parked_at(0.0, 0.0)), dv.site_frame(parked_at(3.0, -2.0))
+    assert moved[0] - home[0] == pytest.approx([3.0, -2.0, 0.0], abs=1e-9)
+    for a, b in zip(home[1:], moved[1:]):
+        assert b == pytest.approx(a, abs=1e-9) and np.linalg.norm(b) == pytest.approx(1.0, abs=1e-6)
+
+
 def test_samples_of_panels_and_sites():
     from blender_envs.vehicle.body import panel_samples, panels, sample_body
     from blender_envs.vehicle.damage import sample_damage, site_outline, site_rect, site_samples

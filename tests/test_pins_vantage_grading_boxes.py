@@ -219,7 +219,8 @@ def test_sot_task_metrics_over_tracklets():
 def test_sot_headline_picks_the_shortest_horizons_tracklets():
     """The headline items are the shortest horizon's, wherever they sit in the set (8 of 8/16/32)."""
     items = [sot(moving_track(16), "single_object_tracking/c/t-16f"), sot(moving_track(8)),
-             sot(moving_track(32), "single_object_tracking/c/t-32f"), sot(moving_track(8), "single_object_tracking/d/t-8f")]
+             sot(moving_track(32), "single_object_tracking/c/t-32f"),
+             sot(moving_track(8), "single_object_tracking/d/t-8f")]
     assert G.sot_headline(items) == [1, 3]
     assert G.sot_headline(items[:1] + items[2:3]) == [0]          # 16 and 32: the 16-frame one
     assert G.sot_headline([]) == []

@@ -99,7 +99,9 @@ def estimate_with_fixtures() -> None:
 
     seconds_file, _ = _fastest_first()
     whole_file = Path("mutants") / seconds_file
-    if not whole_file.is_file():
+    if not whole_file.is_file():       # tests/mutants_order.py did not run (SCENEBENCH_MUTANTS unset)
+        print(f"mutants_mutmut: no {whole_file}: time limits from mutmut's call-only estimates",
+              file=sys.__stderr__)
         return
     whole = json.loads(whole_file.read_text())
     durations = state().duration_by_test

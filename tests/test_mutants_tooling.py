@@ -566,3 +566,31 @@ def test_a_selection_file_git_does_not_track_is_refused(tmp_path, monkeypatch, s
     assert not (tmp_path / "work").exists()
     subprocess.run(["git", "add", "tests/test_new.py"], cwd=tmp_path, check=True)
     assert run.prepare(plan, base, mutants, fresh=False, root=tmp_path)[2] == "new"
+
+
+def test_estimates_rise_to_whole_test_times_and_a_missing_file_is_said(tmp_path, monkeypatch, capfd):
+    """A test's estimate becomes the larger of mutmut's call time and the stats run's whole time; with
+    no whole-time file (the ordering plugin did not run) the estimates stay and stderr says so."""
+    import mutants_mutmut as launcher
+    from mutmut.state import state
+
+    from tests.mutants_order import TEST_SECONDS
+
+    monkeypatch.chdir(tmp_path)
+    durations = state().duration_by_test
+    monkeypatch.setattr(launcher, "_ORDER", (TEST_SECONDS, None))
+    saved = dict(durations)
+    try:
+        durations.clear()
+        durations.update({"tests/t.py::slow_setup": 0.01, "tests/t.py::slow_call": 2.0})
+        launcher.estimate_with_fixtures()
+        assert "mutants_mutmut: no mutants/scenebench-test-seconds.json" in capfd.readouterr().err
+        assert durations == {"tests/t.py::slow_setup": 0.01, "tests/t.py::slow_call": 2.0}
+        (tmp_path / "mutants").mkdir()
+        (tmp_path / "mutants" / TEST_SECONDS).write_text(json.dumps(
+            {"tests/t.py::slow_setup": 0.5, "tests/t.py::slow_call": 1.5, "tests/t.py::not_timed": 9.0}))
+        launcher.estimate_with_fixtures()
+        assert durations == {"tests/t.py::slow_setup": 0.5, "tests/t.py::slow_call": 2.0}
+    finally:
+        durations.clear()
+        durations.update(saved)

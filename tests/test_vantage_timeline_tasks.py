@@ -57,13 +57,10 @@ def _own_min_moving_distance(clip, person, forklift):
 
 
 def _own_zone_stays(clip, person):
-    """Scan times when the person's ground point is inside the (axis-aligned) zone."""
-    poly = np.array(clip.spec.zones[0].polygon)
-    (x0, y0), (x1, y1) = poly.min(axis=0), poly.max(axis=0)
-    ts = _scan_times(clip)
-    xy = _track(clip, person, ts)[:, :2]
-    inside = (xy[:, 0] > x0) & (xy[:, 0] < x1) & (xy[:, 1] > y0) & (xy[:, 1] < y1)
-    return ts[inside], float(y0)
+    """Scan times when the person's ground point is inside the (axis-aligned) zone, and the zone's
+    near edge."""
+    y0 = float(np.array(clip.spec.zones[0].polygon)[:, 1].min())
+    return np.array(_own_zone_stays_at(clip, person, _scan_times(clip))), y0
 
 
 def _frame_times(clip):
@@ -81,7 +78,7 @@ def _seen_on_frames(clip, e) -> bool:
         return any(np.linalg.norm((person.position(t) - forklift.position(t))[:2]) < 1.5
                    and np.linalg.norm(forklift.velocity(t)[:2]) > 0.1 for t in frames)
     if e.type == "zone_entry":
-        return any(t in _own_zone_stays_at(clip, e.actors[0], [t]) for t in frames)
+        return bool(_own_zone_stays_at(clip, e.actors[0], frames))
     if e.type == "fall":
         body = clip.spec.timeline.agent(e.actors[0])
         return any(body.fall.angle(t) > 0 for t in frames)
@@ -95,10 +92,12 @@ def _seen_on_frames(clip, e) -> bool:
 
 
 def _own_zone_stays_at(clip, person, ts):
+    """The times of `ts` when the person's ground point is inside the (axis-aligned) zone."""
     poly = np.array(clip.spec.zones[0].polygon)
     (x0, y0), (x1, y1) = poly.min(axis=0), poly.max(axis=0)
+    ts = np.asarray(ts, float)
     xy = _track(clip, person, ts)[:, :2]
-    return [t for t, (x, y) in zip(ts, xy) if x0 < x < x1 and y0 < y < y1]
+    return ts[(xy[:, 0] > x0) & (xy[:, 0] < x1) & (xy[:, 1] > y0) & (xy[:, 1] < y1)].tolist()
 
 
 def test_shown_events_are_the_ones_the_frames_show(clips):

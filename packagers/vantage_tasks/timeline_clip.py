@@ -25,7 +25,7 @@ import json
 import math
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from itertools import permutations
 from pathlib import Path
 from typing import Any
@@ -220,8 +220,9 @@ class TimelineClip:
                      and set(e.actors) & set(event.actors)), default=math.inf)
         return any(t < event.t_start for t in times) and any(event.t_end <= t < until for t in times)
 
-    @property
+    @cached_property
     def shown_events(self) -> tuple[Event, ...]:
+        """The clip's shown events, worked out once (the generators ask per event type)."""
         return tuple(e for e in self.events if self.shown(e))
 
     def agents(self, category: str) -> list[str]:

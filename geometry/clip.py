@@ -93,6 +93,15 @@ class ClipSpec(BaseModel):
         return self
 
 
+def on_a_frame(t: float, offset: float, times: list[float], lo: float, hi: float) -> float:
+    """The script time in [lo, hi] nearest to the drawn `t` that puts the event's middle
+    (script time + `offset`) on one of the shown frame `times`; `t` itself when none fits.
+    Scripts place their short events with it, so that the frames a model sees show them
+    (VANTAGE's tasks ask only about shown events)."""
+    fits = [f - offset for f in times if lo <= f - offset <= hi]
+    return min(fits, key=lambda c: (abs(c - t), c)) if fits else t
+
+
 # ------------------------------------------------------------------ cameras
 
 CCTV_SENSOR_WIDTH_MM = 5.6   # a 1/2.8" sensor, as common CCTV modules

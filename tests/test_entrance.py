@@ -5,7 +5,9 @@ planned, each checked against an independent computation (frame scans, a winding
 point-in-polygon test, hand-built agents just inside and just outside every threshold)."""
 from __future__ import annotations
 
+import copy
 import math
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -15,7 +17,7 @@ from blender_envs.infra.entrance import (DURATION_S, FRAMES_PER_CLIP, EntranceSp
                                          sample_scene, sample_view)
 from blender_envs.infra.entrance_door import DoorAgent, Swing, swing_knots
 from blender_envs.infra.entrance_events import (GRANT_LAG_S, LOITER_S, READER_REACH_M, DoorGeometry,
-                                                derive_events)
+                                                derive_events, door_events)
 from blender_envs.infra.entrance_layout import PANEL_SIZE, WALL_T, furniture_footprint
 from blender_envs.infra.people import CIVILIAN_SIZE_XY
 from formats.canonical import canonical_json
@@ -72,6 +74,68 @@ def test_cameras_are_vantage_cctv_mounts(drawn):
         assert spec.timeline.clip.timestamps() == [f / FPS for f in (0, 128, 257, 385, 514, 642, 771, 899)]
     assert {s.lighting.condition for s, _ in drawn} == {"day", "dusk", "night"}
     assert {s.scripts[0].script for s, _ in drawn} == set(E.EPISODES)
+
+
+# ------------------------------------------------------------------ events on shown frames
+
+def _frame_inside(e) -> bool:
+    return any(e.t_start <= t <= e.t_end for t in E.SHOWN_TIMES)
+
+
+def test_door_events_hold_a_shown_frame(drawn):
+    """The episode's start puts its door events on the 8 shown frames (4.28 s apart): every
+    tailgating and unauthorized entry, and every badge use but a tailgating leader's, which ends
+    < 0.2 s before the tailgater's 0.9 s passage (one of the two holds a frame when it can)."""
+    assert E.SHOWN_TIMES == [f / FPS for f in (0, 128, 257, 385, 514, 642, 771, 899)]
+    seen = Counter()
+    for spec, evs in drawn:
+        leaders = {e.actors[0] for e in evs if e.type == "tailgating"}
+        for e in (e for e in evs if e.type != "loitering"):
+            led = e.type == "badge_use" and e.actors[0] in leaders
+            assert _frame_inside(e) or led, (spec.scene_id, e)
+            seen[(e.type, led, _frame_inside(e))] += 1
+    assert seen == {("unauthorized_entry", False, True): 8, ("badge_use", False, True): 6,
+                    ("tailgating", False, True): 2, ("badge_use", True, True): 1, ("badge_use", True, False): 1}
+
+
+def _episode(args, rng, kind: str, t: float):
+    door, cast = E._Door(*args), E._Cast(copy.deepcopy(rng))
+    (E._exits if kind.startswith("exit") else E._entries)(cast, door, kind, 1, t)
+    return door_events([door.agent()] + cast.agents, sorted(door.grants), door.geometry(), DURATION_S)
+
+
+def test_episode_start_moves_a_tailgating_onto_a_frame():
+    """From 1.5 s the passage (13.21-14.10 s) holds no frame; started 0.825 s earlier its middle is
+    the 12.83 s frame (everything in the episode moves with its start)."""
+    args, rng = (8.0, 0.3, 1, 6.5), np.random.default_rng(3)
+    before = _episode(args, rng, "tailgating", 1.5)
+    s = E._episode_start(rng, E._entries, args, "tailgating", 1, 1.5)
+    after = _episode(args, rng, "tailgating", s)
+    assert [e.type for e in before] == [e.type for e in after] == ["badge_use", "tailgating"]
+    assert not _frame_inside(before[1]) and s == pytest.approx(0.675117, abs=1e-6)
+    assert 0.5 * (after[1].t_start + after[1].t_end) == pytest.approx(385 / FPS, abs=2e-6)
+    assert after[1].t_start - before[1].t_start == pytest.approx(s - 1.5, abs=2e-6)
+    # the draws do not depend on the start: the generator ends where it would have
+    a, b = copy.deepcopy(rng), copy.deepcopy(rng)
+    E._entries(E._Cast(a), E._Door(*args), "tailgating", 1, 1.5)
+    E._entries(E._Cast(b), E._Door(*args), "tailgating", 1, s)
+    assert a.bit_generator.state == b.bit_generator.state
+    # a denied visitor makes no event: the drawn start stays
+    assert E._episode_start(rng, E._entries, args, "denied", 1, 1.3) == 1.3
+
+
+def test_episode_start_gets_past_a_leaver_held_at_half_a_second():
+    """A near door (5 m): the visitor is at the door so soon that the leaver's start is held at 0.5 s
+    for every drawn start (the slip-in at 9.07 s either way, no frame in it); the start that shows it
+    is found by trial, later than the rigid guess: 5.714 s, the slip-in's middle on 12.83 s."""
+    args, rng = (5.0, 0.3, 1, 6.5), np.random.default_rng(1)
+    held = [_episode(args, rng, "exit_slip", t) for t in (0.5, 2.0)]
+    assert held[0] == held[1] and held[0][0].t_start == 9.070232 and not _frame_inside(held[0][0])
+    s = E._episode_start(rng, E._exits, args, "exit_slip", 1, 1.0)
+    (e,) = _episode(args, rng, "exit_slip", s)
+    assert e.type == "unauthorized_entry" and s == pytest.approx(5.714236, abs=1e-6)
+    assert 0.5 * (e.t_start + e.t_end) == pytest.approx(385 / FPS, abs=2e-6)
+    assert E.T0_S[0] <= s <= E.T0_S[1] + E.SHOWN_TIMES[1]
 
 
 # ------------------------------------------------------------------ the door

@@ -25,8 +25,9 @@ from render_farm.seeds import rng_for
 
 SEEDS = range(4)
 # (target, placed, walkers) of the four test draws: a change to the draw shows here first
-# (entrance_crowd-2: the targets are the same draws; placed/walkers moved with the lobby's furniture)
-PINNED = [(109, 30, 9), (38, 23, 7), (30, 29, 3), (88, 36, 6)]
+# (entrance_crowd-2: the targets are the same draws; placed/walkers moved with the lobby's furniture;
+# entrance_crowd-3: seed 1 places 22, not 23, as its door episode starts later)
+PINNED = [(109, 30, 9), (38, 22, 7), (30, 29, 3), (88, 36, 6)]
 
 
 def _spec(seed: int) -> C.EntranceCrowdSpec:

@@ -5,13 +5,14 @@ threshold (positions solved by hand or by fine numpy scans, not by the rule itse
 from __future__ import annotations
 
 import math
+from collections import Counter
 
 import numpy as np
 import pytest
 
 from blender_envs.infra import road_bodies
 from blender_envs.infra.intersection import (DURATION_S, FRAMES_PER_CLIP, NEAR_NEG_M, NEAR_POS_M, S_LINE,
-                                             IntersectionSpec, events, projected_box, sample_scene, sample_view)
+                                             SHOWN_TIMES, IntersectionSpec, events, projected_box, sample_scene, sample_view)
 from blender_envs.infra.intersection_events import MOVING_MPS, NEAR_MISS_GAP_M, derive_events
 from blender_envs.infra.intersection_layout import (BIKE_LAT, CROSS_A, ROAD_HALF, STOP_A, SignalPlan, crossings,
                                                     lanes, stop_lines)
@@ -106,6 +107,24 @@ def test_derived_events_are_exactly_the_planned_positives(drawn):
             assert 0.0 <= e.t_start < e.t_end <= DURATION_S
     assert kinds == {"collision", "near_miss", "wrong_way", "stop_line_violation", "jaywalking"}
     assert negatives >= 8
+
+
+def test_every_event_holds_a_shown_frame_and_short_ones_are_centred_on_it(drawn):
+    """Kerb steps and red-light runs are timed so that the middle of their short events (a near miss
+    of ~0.7 s, a runner's 0.45 s over the line) is a shown frame (to within the 1e-6 s the event
+    boundaries are found to); the other events last seconds and hold frames anyway."""
+    assert SHOWN_TIMES == [f / FPS for f in (0, 68, 137, 205, 274, 342, 411, 479)]
+    seen = Counter()
+    for spec, evs in drawn:
+        for e in evs:
+            assert any(e.t_start <= t <= e.t_end for t in SHOWN_TIMES), (spec.scene_id, e)
+            seen[e.type] += 1
+            if e.t_end - e.t_start < 2.0:
+                middle = 0.5 * (e.t_start + e.t_end)
+                assert min(abs(middle - t) for t in SHOWN_TIMES) < 1e-5, (spec.scene_id, e)
+                seen["centred"] += 1
+    assert seen == {"stop_line_violation": 4, "collision": 4, "near_miss": 4, "wrong_way": 2, "jaywalking": 1,
+                    "centred": 6}
 
 
 def test_kerb_step_gap_is_the_planned_one(drawn):

@@ -9,7 +9,7 @@ import pytest
 
 from geometry.clip import (BUILD_T, CCTV_FNUMBER, CCTV_SENSOR_WIDTH_MM, CarriedCamera, ClipSpec, ExplicitFrames,
                            MountedCamera, StridedFrames, Timeline, UniformFrames, agent_moves, camera_pose,
-                           cctv_intrinsics, mesh_at, mounted_cam_to_world)
+                           cctv_intrinsics, mesh_at, mounted_cam_to_world, on_a_frame)
 from geometry.raycast import SceneMesh
 from geometry.timeline import Agent, Arc, Line, Path, PathTrajectory, SpeedProfile, Stationary
 
@@ -48,6 +48,21 @@ def test_clip_timestamps_are_frames_over_fps():
 
 
 # ------------------------------------------------------------------ cameras
+
+def test_on_a_frame_puts_the_event_middle_on_the_nearest_fitting_frame():
+    times = [0.0, 2.0, 4.0, 6.0, 8.0]
+    # middle = t + 0.5: frames 4 and 6 give script times 3.5 and 5.5; 5.0 is nearer the latter
+    assert on_a_frame(5.0, 0.5, times, 3.0, 7.0) == 5.5
+    assert on_a_frame(4.4, 0.5, times, 3.0, 7.0) == 3.5          # 0.9 from 3.5, 1.1 from 5.5
+    assert on_a_frame(4.5, 0.5, times, 3.0, 7.0) == 3.5          # a tie: the earlier
+    # the range's ends are inclusive; a time outside it never comes back
+    assert on_a_frame(5.0, 0.5, times, 5.5, 5.5) == 5.5
+    assert on_a_frame(5.0, 0.5, times, 5.5 + 1e-9, 7.5) == 7.5   # just past 5.5: the next frame's
+    assert on_a_frame(5.0, 0.5, times, 5.5 + 1e-9, 7.5 - 1e-9) == 5.0   # no frame fits: the drawn time
+    assert on_a_frame(5.0, -0.5, times, 4.0, 5.0) == 4.5         # frame 4 at middle t - 0.5
+    assert on_a_frame(1.2, 0.0, times, 0.0, 3.0) == 2.0 and on_a_frame(0.9, 0.0, times, 0.0, 3.0) == 0.0
+    assert on_a_frame(1.0, 0.0, [], 0.0, 3.0) == 1.0
+
 
 def test_cctv_intrinsics_from_the_horizontal_fov():
     assert np.array(cctv_intrinsics(90.0, 64, 48)) == pytest.approx(np.array([[32.0, 0.0, 31.5], [0.0, 32.0, 23.5],

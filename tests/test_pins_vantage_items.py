@@ -133,8 +133,8 @@ def test_every_task_by_default_and_runs_of_one_env_together(warehouse_run, sot_r
     assert tasks == sorted(tasks, key=TASKS.index)                  # task by task, in the order asked
     other = _write_run(tmp_path / "wh2", "warehouse", [_warehouse_doc(2)], {"s2": SPECS[2]})
     got = VI.build_items([warehouse_run, other], ["temporal_localization"])
-    # s3: collision and zone entry (its near miss lies between shown frames), s2: three; then s2 again
-    assert [d for _, d in got] == [warehouse_run] * 5 + [other] * 3
+    # s2: three, s3: near miss, collision and zone entry; then s2 again
+    assert [d for _, d in got] == [warehouse_run] * 6 + [other] * 3
     assert [it.id for it, _ in got][-3:] == [it.id for it, _ in got][:3]      # s2 again, from the second run
 
 

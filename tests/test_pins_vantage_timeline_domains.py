@@ -6,19 +6,19 @@ forked test processes share them). Each expected value is worked out from the lo
 and events listed here.
 
 Drawn specs (streams "test_intersection" / "test_entrance", as the env tests):
-  intersection s1 (dusk, fog): car_1 silver minivan (runs the red: crosses 11.15306 s, red from
+  intersection s1 (dusk, fog): car_1 silver minivan (runs the red: crosses 11.176739 s, red from
      10.269107 s), car_2 gray crossover, car_3 gray wagon, car_4 white van, car_5 white sedan (car_4 and
      car_5 rear-end, 9.525346-16 s), bicycle_1 green frame, person_1 black shirt (jaywalks 5.702257-
      13.146176 s), person_2 blue shirt / blue trousers / black hair, person_3 white shirt / blue
      trousers, person_4 blue shirt / khaki trousers; no motorcycle
   intersection s2 (night, fog): car_1 gray hatchback + car_2 red pickup (rear-end 6.288305-16 s), car_3
-     white SUV (near miss with person_1 beige shirt, 4.49997-5.220854 s, planned gap 0.582476 m),
+     white SUV (near miss with person_1 beige shirt, 6.472891-7.193776 s, planned gap 0.582476 m),
      car_4 blue SUV, motorcycle_1 / motorcycle_2 white (red / yellow jackets), bicycle_1 green frame
      (near-negative wrong way on the sidewalk, lateral -5.963001 m), bicycle_2 blue, persons 2-6
-  entrance s1 (day): person_1 beige coat (badges, 9.096316-12.822187 s), person_2 grey coat (tailgates
-     person_1, 13.015626-13.840527 s), person_3 white shirt (near-negative loiterer, stay 7.521967 s)
+  entrance s1 (day): person_1 beige coat (badges, 8.501573-12.227444 s), person_2 grey coat (tailgates
+     person_1, 12.420883-13.245784 s), person_3 white shirt (near-negative loiterer, stay 7.521967 s)
   entrance s3 (dusk): three olive coats; person_1 blue trousers (leaves through the door), person_2 navy
-     trousers (slips in behind the leaver, 11.425956-12.316973 s), person_3 black trousers (loiters
+     trousers (slips in behind the leaver, 12.387826-13.278842 s), person_3 black trousers (loiters
      10.070654-21.774304 s)
 """
 from __future__ import annotations
@@ -52,20 +52,17 @@ DRAWN = {("intersection", 1): _draw("intersection", 1), ("intersection", 2): _dr
          ("entrance", 1): _draw("entrance", 1), ("entrance", 3): _draw("entrance", 3)}
 
 
-def shown_copy(env: str, seed: int) -> tuple[Event, ...]:
-    """The drawn events with each window's end moved on to the next shown frame when none lies in it
-    (entrance s1's badge use ends 0.011 s before the 12.83 s frame, its tailgating lies between 12.83
-    and 17.13 s), so every one is shown: the pins below are about the generators' other rules (the
-    drawn lists: test_drawn_events_between_shown_frames_are_never_asked)."""
-    spec, evs = DRAWN[(env, seed)]
-    times = spec.timeline.clip.timestamps()
-    return tuple(e.model_copy(update={"t_end": max(e.t_end, min(t for t in times if t >= e.t_start))}) for e in evs)
-
-
 def clip(env: str, seed: int, events=None, spec=None) -> TimelineClip:
-    """A drawn spec with the given events, else its drawn events all made shown (shown_copy)."""
-    drawn = DRAWN[(env, seed)][0]
-    return TimelineClip(spec or drawn, shown_copy(env, seed) if events is None else tuple(events), 320, 240)
+    """A drawn spec with the given events, else its drawn events (every one holds a shown frame)."""
+    drawn, evs = DRAWN[(env, seed)]
+    return TimelineClip(spec or drawn, evs if events is None else tuple(events), 320, 240)
+
+
+def moved(env: str, seed: int, **windows) -> TimelineClip:
+    """The drawn clip with the windows of the named event types moved (type=(t_start, t_end))."""
+    spec, evs = DRAWN[(env, seed)]
+    return TimelineClip(spec, tuple(e.model_copy(update=dict(zip(("t_start", "t_end"), windows[e.type])))
+                                    if e.type in windows else e for e in evs), 320, 240)
 
 
 def E(kind: str, actors, a: float, b: float) -> Event:
@@ -299,7 +296,7 @@ def test_prompts_need_every_environments_texts(tmp_path, monkeypatch):
 def test_ev_intersection_candidates():
     assert ev.candidates(clip("intersection", 1)) == [
         {"question": "Did the silver car cross the stop line while its signal was red?", "label": "yes",
-         "event_type": "stop_line_violation", "actors": "car_1", "source": "scripted", "after_red_s": 0.883953},
+         "event_type": "stop_line_violation", "actors": "car_1", "source": "scripted", "after_red_s": 0.907632},
         {"question": "Did the white van collide with the white sedan?", "label": "yes", "event_type": "collision",
          "actors": "car_4,car_5", "source": "scripted", "penetration_m": 0.056138},
         {"question": "Did the pedestrian in the black shirt cross the road outside the zebra crossings?",
@@ -341,12 +338,14 @@ def test_ev_entrance_candidates():
 
 
 def test_drawn_events_between_shown_frames_are_never_asked():
-    """Entrance s1's badge use (9.10-12.822 s) ends 0.011 s before the 12.83 s frame and its tailgating
-    (13.02-13.84 s) lies between 12.83 and 17.13 s; s3's unauthorized entry (11.43-12.32 s) between 8.57
-    and 12.83 s. The intersection's events all hold a shown frame (the near miss 4.50-5.22 s holds 4.57 s)."""
-    s1, s3, t2 = (TimelineClip(*DRAWN[k], 320, 240) for k in (("entrance", 1), ("entrance", 3), ("intersection", 2)))
+    """Every drawn event holds a shown frame (the scripts put them there). Moved to where entrance-2
+    drew them: entrance s1's badge use (9.10-12.822 s) ends 0.011 s before the 12.83 s frame and its
+    tailgating (13.02-13.84 s) lies between 12.83 and 17.13 s; s3's unauthorized entry (11.43-12.32 s)
+    between 8.57 and 12.83 s."""
+    assert all(TimelineClip(*DRAWN[k], 320, 240).shown_events == DRAWN[k][1] for k in DRAWN)
+    s1 = moved("entrance", 1, badge_use=(9.096316, 12.822187), tailgating=(13.015626, 13.840527))
+    s3 = moved("entrance", 3, unauthorized_entry=(11.425956, 12.316973))
     assert s1.shown_events == () and [e.type for e in s3.shown_events] == ["loitering"]
-    assert t2.shown_events == DRAWN[("intersection", 2)][1]
     # s1: only the near-negative loiterer; badge_use and tailgating happened, so neither is asked as absent
     assert [(x["event_type"], x["label"], x["source"]) for x in ev.candidates(s1)] == [
         ("loitering", "no", "near_negative")]
@@ -360,7 +359,7 @@ def test_drawn_events_between_shown_frames_are_never_asked():
 
 def test_ev_labels_follow_the_events_and_roles():
     # the tailgating event with its roles swapped: the hypothesis names person_1 as the one who went first
-    swapped = (shown_copy("entrance", 1)[0], E("tailgating", ["person_2", "person_1"], 12.5, 13.8))
+    swapped = (DRAWN[("entrance", 1)][1][0], E("tailgating", ["person_2", "person_1"], 12.5, 13.8))
     got = {x["event_type"]: x["label"] for x in ev.candidates(clip("entrance", 1, swapped))}
     assert got == {"badge_use": "yes", "tailgating": "no", "loitering": "no"}
     # the near miss with another pedestrian: the hypothesis about person_1 is 'no'
@@ -411,16 +410,15 @@ def test_ev_items_carry_the_domain_and_the_weather():
 def test_temporal_items():
     got = tl.items(clip("intersection", 1))
     assert [(it.tags["event_type"], it.answer.windows) for it in got] == [
-        ("collision", [(9.53, 16.0)]), ("stop_line_violation", [(11.15, 11.6)]), ("jaywalking", [(5.7, 13.15)])]
-    assert got[1].tags == {"event_type": "stop_line_violation", "n_windows": 1, "shortest_s": 0.45,
+        ("collision", [(9.53, 16.0)]), ("stop_line_violation", [(11.18, 11.62)]), ("jaywalking", [(5.7, 13.15)])]
+    assert got[1].tags == {"event_type": "stop_line_violation", "n_windows": 1, "shortest_s": 0.44,
                            "lighting": "dusk", "weather": "fog"}
     assert got[1].prompt.endswith("The event: a vehicle crosses its stop line while the signal is red")
     assert {(it.domain, it.env) for it in got} == {("T", "intersection")}
     got = tl.items(clip("entrance", 1))
-    # shown_copy's ends: the next shown frames, 12.83 s and 17.13 s
-    assert [(it.id, it.answer.windows) for it in got] == [("temporal_localization/entrance-s1/0", [(9.1, 12.83)]),
-                                                          ("temporal_localization/entrance-s1/1", [(13.02, 17.13)])]
-    assert got[1].tags == {"event_type": "tailgating", "n_windows": 1, "shortest_s": 4.11, "lighting": "day"}
+    assert [(it.id, it.answer.windows) for it in got] == [("temporal_localization/entrance-s1/0", [(8.5, 12.23)]),
+                                                          ("temporal_localization/entrance-s1/1", [(12.42, 13.25)])]
+    assert got[1].tags == {"event_type": "tailgating", "n_windows": 1, "shortest_s": 0.83, "lighting": "day"}
     assert got[1].prompt.endswith("The event: a person tailgates another through the door")
     # two jaywalkers: two windows of one query
     two = clip("intersection", 1, [E("jaywalking", ["person_1"], 5.702, 7.0),
@@ -434,14 +432,15 @@ def test_dense_captions():
     assert [(e.start, e.end, e.caption) for e in it.answer.events] == [
         (5.7, 13.15, "The pedestrian in the black shirt crosses the road outside the crossing"),
         (9.53, 16.0, "The white van collides with the white sedan"),
-        (11.15, 11.6, "The silver car crosses the stop line on red")]
+        (11.18, 11.62, "The silver car crosses the stop line on red")]
     assert it.tags == {"n_events": 3, "lighting": "dusk", "weather": "fog"} and it.domain == "T"
     (it,) = dc.items(clip("intersection", 2))
-    assert it.answer.events[0].caption == "The white car nearly hits the pedestrian in the beige shirt"
+    assert [e.caption for e in it.answer.events] == ["The gray car collides with the red car",
+                                                    "The white car nearly hits the pedestrian in the beige shirt"]
     (it,) = dc.items(clip("entrance", 1))
     assert [(e.start, e.end, e.caption) for e in it.answer.events] == [
-        (9.1, 12.83, "The person in the beige coat badges in at the reader"),
-        (13.02, 17.13, "The person in the grey coat tailgates the person in the beige coat through the door")]
+        (8.5, 12.23, "The person in the beige coat badges in at the reader"),
+        (12.42, 13.25, "The person in the grey coat tailgates the person in the beige coat through the door")]
     assert (it.id, it.domain, it.env, it.tags) == ("dense_captioning/entrance-s1/0", "S", "entrance",
                                                    {"n_events": 2, "lighting": "day"})
     assert it.prompt == tc.prompts()["dense_captioning"]["template"]
@@ -466,13 +465,17 @@ def test_vqa_intersection_questions():
          {"event_type": "stop_line_violation", "actor": "car_1"})]
     near, coll = "A vehicle nearly hits a pedestrian or cyclist", "A vehicle collides with another road user"
     red, jay = "A vehicle crosses the stop line on a red signal", "A pedestrian crosses the road outside the zebra crossings"
-    assert _q(clip("intersection", 2)) == [
+    # the drawn near miss (6.47-7.19 s) starts 0.18 s after the collision (6.29-16 s): no event order asked
+    assert [q[0] for q in _q(clip("intersection", 2))] == ["count_car", "count_motorcycle", "count_bicycle",
+                                                         "near_miss_shirt", "near_miss_car_paint"]
+    assert _q(moved("intersection", 2, near_miss=(4.49997, 5.220854))) == [
         ("count_car", "4", ("2", "3", "6"), {}),
         ("count_motorcycle", "2", ("1", "3", "4"), {}),
         ("count_bicycle", "2", ("0", "1", "5"), {}),
         ("near_miss_shirt", "beige", ("green", "grey", "red"), {"event_type": "near_miss", "actor": "person_1"}),
         ("near_miss_car_paint", "white", ("black", "gray", "green"), {"event_type": "near_miss", "actor": "car_3"}),
-        # near miss 4.50-5.22 s leads the collision 6.29-16 s by > 0.5 s at both ends
+        # the near miss moved to 4.50-5.22 s (where intersection-2 drew it) leads the collision 6.29-16 s
+        # by > 0.5 s at both ends
         ("first_event", near, (coll, red, jay), {"event_type": "near_miss"}),
         ("last_event", coll, (near, red, jay), {"event_type": "collision"})]
 
@@ -518,6 +521,6 @@ def test_vqa_items_letters_prompt_and_tags():
     assert t[4].answer.options == ("white", "silver", "brown", "black")
     assert t[0].tags == {"program": "count_motorcycle", "lighting": "dusk", "weather": "fog"} and t[0].domain == "T"
     assert "How many motorcycles appear in the video?" in t[0].prompt
-    mixed = vq.generate([clip("intersection", 2), clip("entrance", 3)])
+    mixed = vq.generate([moved("intersection", 2, near_miss=(4.49997, 5.220854)), clip("entrance", 3)])
     assert "".join(it.answer.letter for it in mixed) == vq.balanced_letters(10, "intersection-s2", "entrance-s3")
     assert [it.domain for it in mixed] == ["T"] * 7 + ["S"] * 3

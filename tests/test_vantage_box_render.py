@@ -231,7 +231,7 @@ def _frames(clip, it):
 
 
 def test_baselines_score_what_their_definitions_imply(clip, items):
-    """Pinned on this render (seed 11, warehouse_sot-2): the targets that move over the first
+    """Pinned on this render (seed 11, warehouse_sot-3): the targets that move over the first
     1.5 s (the standing workers of warehouse_sot-1, on which the static box was exact at 8 frames,
     are no longer tracked), at three horizons; the static box now scores near the paper's floor."""
     sot = items["single_object_tracking"]
@@ -247,19 +247,28 @@ def test_baselines_score_what_their_definitions_imply(clip, items):
                         for h in (8, 16, 32)}
     for h in (8, 16, 32):
         assert scores["CSRT"][h]["auc"] > scores["random"][h]["auc"] >= 1 / 21
-        assert scores["static"][h]["freeze_rate"] == 1.0 and scores["random"][h]["freeze_rate"] == 0.0
+        # frames 1.. are scored: the static box is frozen on each of them in view but the first of those,
+        # over the n - 2 pairs of its n - 1 predictions: (present - 1) / (n - 2)
+        present = [(sum(b is not None for b in it.answer.boxes[1:]) - 1) / (h - 2) for it in sot
+                   if it.tags["frames"] == h]
+        assert scores["static"][h]["freeze_rate"] == pytest.approx(np.mean(present), abs=1e-12)
+        assert scores["random"][h]["freeze_rate"] == 0.0
+    # one 32-frame target leaves the view on one frame: 29 of 30 pairs frozen there, 1 - 1/90 over the three
+    assert [scores["static"][h]["freeze_rate"] for h in (8, 16, 32)] == [1.0, 1.0, pytest.approx(89 / 90)]
     assert scores["static"][8]["auc"] > scores["static"][16]["auc"] > scores["static"][32]["auc"]
     got = {n: [round(scores[n][h]["auc"], 4) for h in (8, 16, 32)] for n in scores}
-    assert {n: got[n] for n in ("static", "random")} == {"static": [0.3163, 0.173, 0.1114],
-                                                          "random": [0.0476, 0.0476, 0.0515]}, got
-    # CSRT runs OpenCV's own SIMD code over rendered pixels: on another processor the same render
-    # gave 0.7517 / 0.6 / 0.3641 (CI, stop 24) against 0.7517 / 0.5952 / 0.3618 here, so its pin
+    assert {n: got[n] for n in ("static", "random")} == {"static": [0.2766, 0.1545, 0.1019],
+                                                          "random": [0.0476, 0.0476, 0.0502]}, got
+    # CSRT runs OpenCV's own SIMD code over rendered pixels: on another processor a warehouse_sot-2
+    # render gave 0.7517 / 0.6 / 0.3641 (CI, stop 24) against 0.7517 / 0.5952 / 0.3618 here, so its pin
     # has a tolerance; the box geometry and the metric stay exact through the two baselines above.
-    assert got["CSRT"] == pytest.approx([0.7517, 0.5952, 0.3618], abs=0.01), got
+    assert got["CSRT"] == pytest.approx([0.6916, 0.4889, 0.3011], abs=0.01), got
     moving = [it for it in sot if it.tags["motion"] != "stationary"]
     for it in moving:
         rec = G.grade(it, T.track_reply(T.static_track(it)))
-        assert rec["score"]["vantage"]["freeze_rate"] == 1.0 and rec["score"]["vantage"]["auc"] < 1.0
+        in_view = sum(b is not None for b in it.answer.boxes[1:])
+        assert rec["score"]["vantage"]["freeze_rate"] == (in_view - 1) / (len(it.answer.boxes) - 2)
+        assert rec["score"]["vantage"]["auc"] < 1.0
 
 
 def test_init_frame_png_of_a_rendered_frame(clip, items, tmp_path):

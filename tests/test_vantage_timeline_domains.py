@@ -173,11 +173,11 @@ def test_ev_labels_agree_with_the_text_read_back(clips):
                 if it.tags["source"] == "absent_type":
                     assert want == "no" and not any(e.type == kind for e in c.events)
                 labels[(env, it.answer.label)] += 1
-    # both labels in both domains; fewer yes than the paper's 104 / 59 since events between the
-    # shown frames are not asked (their near negatives are; docs/vantage-deviations.md)
+    # both labels in both domains (the paper: 104 yes / 59 no over its three domains; intersection 6 / 10
+    # and entrance 3 / 4 here while the scripts left near misses and tailgatings between the frames)
     assert all(labels[(env, lab)] > 0 for env in MODULES for lab in ("yes", "no")), labels
-    assert labels == {("intersection", "yes"): 6, ("intersection", "no"): 10, ("entrance", "yes"): 3,
-                      ("entrance", "no"): 4}
+    assert labels == {("intersection", "yes"): 8, ("intersection", "no"): 10, ("entrance", "yes"): 8,
+                      ("entrance", "no"): 6}
 
 
 # ------------------------------------------------------------------ independent physics
@@ -284,9 +284,10 @@ def test_scripted_labels_agree_with_own_scans(clips):
                     continue
                 assert (it.answer.label == "yes") == got, (c.clip_id, _question(it))
                 checked[(kind, it.answer.label)] += 1
-    # two of the three near misses and the one tailgating fall between the shown frames
-    assert checked == {("near_miss", "yes"): 1, ("near_miss", "not asked"): 2, ("tailgating", "not asked"): 1,
-                       ("loitering", "no"): 2, ("loitering", "yes"): 1}
+    # every scripted event is shown now (the scripts put them on frames); the third near miss's
+    # hypothesis names its pedestrian by a description two people fit, so it is not read back here
+    assert checked == {("near_miss", "yes"): 2, ("tailgating", "yes"): 1, ("loitering", "no"): 2,
+                       ("loitering", "yes"): 1}
 
 
 # ------------------------------------------------------------------ the other tasks

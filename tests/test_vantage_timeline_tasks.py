@@ -74,7 +74,8 @@ def _seen_on_frames(clip, e) -> bool:
     collision by its window (3 s or more, always holding a frame here)."""
     frames = _frame_times(clip)
     if e.type == "near_miss":
-        person, forklift = (clip.spec.timeline.agent(a) for a in sorted(e.actors))
+        person, forklift = (clip.spec.timeline.agent(next(a for a in e.actors if a.startswith(kind)))
+                            for kind in ("person", "forklift"))
         return any(np.linalg.norm((person.position(t) - forklift.position(t))[:2]) < 1.5
                    and np.linalg.norm(forklift.velocity(t)[:2]) > 0.1 for t in frames)
     if e.type == "zone_entry":
@@ -108,9 +109,10 @@ def test_shown_events_are_the_ones_the_frames_show(clips):
         for e in c.events:
             assert c.shown(e) == _seen_on_frames(c, e), (c.clip_id, e)
             seen[(e.type, c.shown(e))] += 1
-    # both near misses of these ten draws and one zone entry of five fall between the shown frames
-    assert seen == {("collision", True): 5, ("drop", True): 1, ("fall", True): 6, ("near_miss", False): 2,
-                    ("pickup", True): 3, ("zone_entry", False): 1, ("zone_entry", True): 4}
+    # every event of these ten draws is shown: the scripts put near misses and zone entries on a frame
+    # (before that, both near misses and one zone entry of five fell between the shown frames)
+    assert seen == {("collision", True): 5, ("drop", True): 1, ("fall", True): 6, ("near_miss", True): 2,
+                    ("pickup", True): 3, ("zone_entry", True): 5}
 
 
 # ------------------------------------------------------------------ envelope, media, determinism
@@ -126,9 +128,9 @@ def test_items_validate_with_the_envs_sampled_frames_and_unique_ids(clips):
         assert m.frame_numbers == [0, 68, 137, 205, 274, 342, 411, 479]
         assert m.times_s == [f / 30 for f in m.frame_numbers]
         assert it.id.startswith(f"{it.task}/warehouse-s")
-    # fewer than before stop 30 (38, 78, 22, 9): items about events between the shown frames are gone
-    assert Counter(it.task for it in items) == {"event_verification": 35, "video_qa": 69,
-                                                "temporal_localization": 19, "dense_captioning": 9}
+    # 35, 69, 19, 9 while the near misses fell between the shown frames (not asked about)
+    assert Counter(it.task for it in items) == {"event_verification": 38, "video_qa": 76,
+                                                "temporal_localization": 22, "dense_captioning": 9}
 
 
 def test_same_seed_same_bytes_other_seed_differs():
@@ -184,9 +186,8 @@ def test_prompt_file_is_checked(tmp_path, monkeypatch):
 
 def test_ev_split_is_near_the_papers(clips):
     labels = [it.answer.label for c in clips for it in ev.items(c)]
-    # the paper's 104 / 163 = 0.64 yes; 19 / 35 = 0.54 here, as three near misses between the shown
-    # frames are not asked while the near negatives are (docs/vantage-deviations.md)
-    assert Counter(labels) == {"yes": 19, "no": 16}
+    # the paper's 104 / 163 = 0.64 yes; 22 / 38 = 0.58 here (docs/vantage-deviations.md)
+    assert Counter(labels) == {"yes": 22, "no": 16}
     assert 0.5 <= labels.count("yes") / len(labels) <= 104 / 163 + 0.02
 
 
@@ -227,7 +228,7 @@ def test_ev_near_miss_labels_from_an_own_distance_scan(clips):
             if it.tags["source"] == "near_negative":
                 assert 1.8 - 2e-3 <= d <= 3.0 + 2e-3 and 1.2 <= it.tags["threshold_ratio"] <= 2.0
             seen[it.answer.label] += 1
-    assert seen == {"not asked": 2, "no": 4}
+    assert seen == {"yes": 2, "no": 4}
 
 
 def test_ev_zone_labels_from_an_own_point_in_rectangle_scan(clips):
@@ -246,7 +247,7 @@ def test_ev_zone_labels_from_an_own_point_in_rectangle_scan(clips):
                 assert it.tags["outside_m"] == pytest.approx(y0 - walk_y, abs=1e-6)
                 assert 0.25 - 1e-6 <= it.tags["outside_m"] <= 0.8 + 1e-6
             seen[it.answer.label] += 1
-    assert seen == {"yes": 4, "no": 4, "not asked": 1}
+    assert seen == {"yes": 5, "no": 4}
 
 
 def test_ev_absent_type_negatives_name_events_that_did_not_happen(clips):
@@ -345,13 +346,13 @@ def test_vqa_event_order_and_options(clips):
                 assert _answer(it) == texts[lead.type]
                 assert all(abs(e.t_start - lead.t_start) >= 0.5 for e in evs if e is not lead)
                 n += 1
-    assert n == 5          # 10 before the near misses between the shown frames stopped them
+    assert n == 8          # 5 while the near misses fell between the shown frames
 
 
 def test_vqa_answer_letters_balanced_over_the_set_and_each_clip(clips):
     items = vq.generate(clips)
     counts = Counter(it.answer.letter for it in items)
-    assert counts == {"A": 17, "B": 18, "C": 17, "D": 17}
+    assert counts == {"A": 19, "B": 19, "C": 19, "D": 19}
     assert max(counts.values()) - min(counts.values()) <= 1
     for c in clips:
         per = Counter(it.answer.letter for it in vq.items(c))
@@ -382,17 +383,17 @@ def test_temporal_windows_are_the_events_of_the_queried_type(clips):
         for it in its:
             want = sorted((round(e.t_start, 2), round(e.t_end, 2)) for e in shown if e.type == it.tags["event_type"])
             assert it.answer.windows == want and all(0 <= a < b <= 16.0 for a, b in want)
-    # clip 3's near miss (5.36-5.86 s) lies between the frames at 4.57 and 6.83 s: no query about it
-    assert [it.tags["event_type"] for it in tl.items(clips[3])] == ["collision", "zone_entry"]
-    zone = tl.items(clips[3])[1]
-    assert zone.answer.windows == [(6.59, 8.8)]
+    # clip 3's near miss (6.58-7.08 s) holds the frame at 6.83 s (its closest approach)
+    assert [it.tags["event_type"] for it in tl.items(clips[3])] == ["near_miss", "collision", "zone_entry"]
+    near, zone = tl.items(clips[3])[0], tl.items(clips[3])[2]
+    assert near.answer.windows == [(6.58, 7.08)] and zone.answer.windows == [(5.73, 7.94)]
     assert zone.prompt.endswith("The event: a worker is inside the restricted zone, from stepping in to stepping out")
 
 
 def test_temporal_zone_window_from_an_own_scan(clips):
     c = clips[3]
     inside, _ = _own_zone_stays(c, "person_1")
-    (a, b), = tl.items(c)[1].answer.windows
+    (a, b), = tl.items(c)[2].answer.windows
     assert abs(inside[0] - a) <= 0.005 + SCAN_S and abs(inside[-1] - b) <= 0.005 + SCAN_S
 
 

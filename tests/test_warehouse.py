@@ -5,11 +5,13 @@ point-in-polygon test, hand numbers at the thresholds)."""
 from __future__ import annotations
 
 import math
+from collections import Counter
 
 import numpy as np
 import pytest
 
 from blender_envs.infra import bodies
+from blender_envs.infra import warehouse as W
 from blender_envs.infra.warehouse import (DURATION_S, FRAMES_PER_CLIP, NEAR_NEG_M, NEAR_POS_M, WarehouseSpec,
                                           _forklift_through, events, projected_box, sample_scene, sample_view)
 from blender_envs.infra.warehouse_events import MOVING_MPS, NEAR_MISS_M, derive_events
@@ -151,6 +153,23 @@ def _winding_inside(poly, q) -> bool:
         elif y1 <= q[1] < y0 and cross < 0:
             w -= 1
     return w != 0
+
+
+def test_near_misses_and_zone_entries_hold_a_shown_frame(drawn):
+    """Near misses pass (their closest approach, `t_event_s`) exactly at a shown frame where the
+    script's time range holds one (12 of these 14 scripts, near negatives alike; a further
+    script's range between the lane's other events may hold none), and zone walks cross the
+    zone's middle at one: every near miss and zone entry of these draws holds a shown frame."""
+    times = [f / 30 for f in (0, 68, 137, 205, 274, 342, 411, 479)]
+    assert W.SHOWN_TIMES == times
+    seen = Counter()
+    for spec, evs in drawn:
+        for e in (e for e in evs if e.type in ("near_miss", "zone_entry")):
+            seen[e.type] += 1
+            assert any(e.t_start <= t <= e.t_end for t in times), (spec.scene_id, e)
+        for x in (x for x in spec.scripts if x.type == "near_miss"):
+            seen[("on a frame", min(abs(x.planned["t_event_s"] - t) for t in times) < 1e-6)] += 1
+    assert seen == {"near_miss": 7, "zone_entry": 12, ("on a frame", True): 12, ("on a frame", False): 2}
 
 
 def test_zone_entry_starts_at_the_first_frame_the_ground_point_is_inside(drawn):
@@ -295,7 +314,7 @@ def test_events_per_clip_and_one_way_lanes(drawn):
     """Several scripts per band raise the events per clip (1-4 in warehouse-1; the paper's DVC
     videos hold 6.9); every lane's vehicles drive one way."""
     counts = [len(evs) for _, evs in drawn]
-    assert counts == EVENTS_PER_TEST_CLIP and sum(counts) == 56
+    assert counts == EVENTS_PER_TEST_CLIP and sum(counts) == 54
     for spec, _ in drawn:
         for band in (b for b in spec.bands if b.startswith("V")):
             actors = {x for s in spec.scripts if s.band == band for x in s.actors}
@@ -304,7 +323,7 @@ def test_events_per_clip_and_one_way_lanes(drawn):
             assert len(heads) <= 1, (spec.scene_id, band, heads)
 
 
-EVENTS_PER_TEST_CLIP = [4, 5, 5, 7, 5, 7, 8, 6, 6, 3]   # warehouse-1 gave 1-4 on these seeds
+EVENTS_PER_TEST_CLIP = [4, 4, 5, 7, 5, 7, 7, 6, 6, 3]   # warehouse-1 gave 1-4 on these seeds (warehouse-2: 56)
 
 
 def test_further_scripts_come_after_the_first_draw(drawn):

@@ -19,6 +19,7 @@ that the two agree.
 """
 from __future__ import annotations
 
+import copy
 import math
 
 import numpy as np
@@ -26,7 +27,7 @@ from pydantic import BaseModel, ConfigDict
 
 from blender_envs.infra import people
 from blender_envs.infra.entrance_door import DoorAgent, EntranceTimeline, Swing, swing_knots
-from blender_envs.infra.entrance_events import LOITER_S, DoorGeometry, derive_events
+from blender_envs.infra.entrance_events import LOITER_S, DoorGeometry, derive_events, door_events
 from blender_envs.infra.entrance_lobby import ITEM_GAP_M, LobbyDecor, LobbyStage
 from blender_envs.stages import stage_rng
 from blender_envs.infra.entrance_layout import (DOOR_W, FURNITURE_HALF_DIAG, PANEL_SIZE, READER_OFFSET,
@@ -35,16 +36,20 @@ from blender_envs.infra.warehouse import Lighting, Look
 from blender_envs.infra.warehouse_layout import Zone
 from blender_envs.registry import Environment
 from geometry.camera import project, projected_pixel_box
-from geometry.clip import ClipSpec, MountedCamera, camera_pose
+from geometry.clip import ClipSpec, MountedCamera, camera_pose, on_a_frame
 from geometry.events import Event
 from geometry.polygons import poly_distance
 from geometry.scene import SceneSpec, View
 from geometry.timeline import Agent, Arc, Line, Path, PathTrajectory, SpeedProfile, profile_from_phases
 
 # -2: a furnished lobby (entrance_lobby: desk, seating, planters, windows, posters; tiles as texture)
-GENERATOR_VERSION = "entrance-2"
+# -3: the door episode starts so that its events hold shown frames (`_episode_start`)
+GENERATOR_VERSION = "entrance-3"
 DURATION_S = 30.0
 FRAMES_PER_CLIP = 8
+SHOWN_TIMES = ClipSpec(duration_s=DURATION_S, sampling={"kind": "uniform", "k": FRAMES_PER_CLIP}).timestamps()
+T0_S = (0.5, 2.0)                 # the door episode's start, drawn; then moved by < a frame gap (`_episode_start`)
+KEY_EVENTS = ("tailgating", "unauthorized_entry", "badge_use")   # the episode's events to show, rarest first
 LIGHTINGS = ("day", "dusk", "night")
 CAMERA_ATTEMPTS = 200
 OPEN_S, CLOSE_S = 1.2, 1.8        # the door operator's swing times (0 -> 90 deg, back)
@@ -510,6 +515,43 @@ def _exits(cast: _Cast, door: _Door, kind: str, k: int, t0: float) -> list[Scrip
                           planned={"t_grant_s": t_grant})]
 
 
+def _episode_start(rng, episode, door_args: tuple, kind: str, k: int, t0: float) -> float:
+    """The episode's start, moved from the drawn t0 (by less than a frame gap either way, and
+    no earlier than T0_S[0]) so that as many of its door events as can be, by KEY_EVENTS'
+    order, hold a shown frame; the nearest to t0 of the best. Each candidate start puts one
+    event's middle on one frame; it is found by trial: the episode drawn on a copy of the
+    generator (its draws do not depend on the start), its events derived, the start moved by
+    what the middle missed, and again (an event moves with the start, except while a leaver's
+    start is held at 0.5 s)."""
+    gap = SHOWN_TIMES[1] - SHOWN_TIMES[0]
+    lo, hi = T0_S[0], T0_S[1] + gap
+    trials: dict[float, tuple[list[Event], tuple[int, ...]]] = {}
+
+    def trial(t: float) -> tuple[list[Event], tuple[int, ...]]:
+        if t not in trials:
+            door, cast = _Door(*door_args), _Cast(copy.deepcopy(rng))
+            episode(cast, door, kind, k, t)
+            evs = door_events([door.agent()] + cast.agents, sorted(door.grants), door.geometry(), DURATION_S)
+            inside = [e.type for e in evs if any(e.t_start <= f <= e.t_end for f in SHOWN_TIMES)]
+            trials[t] = evs, tuple(inside.count(kind_) for kind_ in KEY_EVENTS)
+        return trials[t]
+
+    def middle(t: float, key: tuple) -> float | None:
+        return next((0.5 * (e.t_start + e.t_end) for e in trial(t)[0] if (e.type, e.actors) == key), None)
+
+    starts = [t0]
+    for e in trial(t0)[0]:
+        for f in SHOWN_TIMES:
+            s, key = t0, (e.type, e.actors)
+            for _step in range(3):
+                m = middle(s, key)
+                if m is None or abs(f - m) < 1e-6 or not lo <= s + f - m <= hi:
+                    break
+                s += f - m
+            starts.append(s)
+    return max(starts, key=lambda s: (trial(s)[1], -abs(s - t0), -s))
+
+
 def walk_time(phases) -> float:
     return _r(sum(p[-1] for p in phases))
 
@@ -618,7 +660,8 @@ def sample_scene(rng: np.random.Generator, scene_id: str, seed: int, wall_y: tup
     cast = _Cast(rng)
     kind = EPISODES[int(rng.integers(len(EPISODES)))]
     episode = _exits if kind.startswith("exit") else _entries
-    scripts = episode(cast, door, kind, k, rng.uniform(0.5, 2.0))
+    t0 = _episode_start(rng, episode, (yw, xd, hinge, door.hold), kind, k, rng.uniform(*T0_S))
+    scripts = episode(cast, door, kind, k, t0)
     lobby = LOBBY_SCRIPTS[int(rng.integers(len(LOBBY_SCRIPTS)))]
     side_gap = [0.0, 0.0]
     if lobby != "none":

@@ -154,12 +154,19 @@ def loiterings(people: list[Agent], region: tuple[str, list[list[float]]], coars
     return out
 
 
+def door_events(agents: list[Agent], grants: list[float], g: DoorGeometry, t1: float) -> list[Event]:
+    """The door's events of the clip [0, t1] (badge uses, tailgatings, unauthorized entries),
+    sorted by (t_start, type, actors)."""
+    people = [a for a in agents if a.category == "person"]
+    (door,) = [a for a in agents if a.category == "door"]
+    coarse = _Coarse(people, t1)
+    out = badge_uses(people, grants, g, coarse) + door_entries(people, door, grants, g, coarse, t1)
+    return sorted(out, key=lambda e: (e.t_start, e.type, e.actors))
+
+
 def derive_events(agents: list[Agent], grants: list[float], g: DoorGeometry,
                   loiter_region: tuple[str, list[list[float]]], t1: float) -> list[Event]:
     """All events of the clip [0, t1], sorted by (t_start, type, actors)."""
     people = [a for a in agents if a.category == "person"]
-    (door,) = [a for a in agents if a.category == "door"]
-    coarse = _Coarse(people, t1)
-    out = (badge_uses(people, grants, g, coarse) + door_entries(people, door, grants, g, coarse, t1)
-           + loiterings(people, loiter_region, coarse))
+    out = door_events(agents, grants, g, t1) + loiterings(people, loiter_region, _Coarse(people, t1))
     return sorted(out, key=lambda e: (e.t_start, e.type, e.actors))

@@ -41,22 +41,24 @@ from blender_envs.infra.warehouse_layout import Stripe
 from blender_envs.registry import Environment
 from blender_envs.vehicle.body import BODY_STYLES, linear_rgb, sample_body, sample_color
 from geometry.camera import project, projected_pixel_box
-from geometry.clip import ClipSpec, MountedCamera, Timeline, camera_pose
+from geometry.clip import ClipSpec, MountedCamera, Timeline, camera_pose, on_a_frame
 from geometry.events import Event
 from geometry.scene import SceneSpec, View
 from geometry.timeline import Agent, Arc, Line, Path, PathTrajectory, SpeedProfile, profile_from_phases
 
 # 2: a heading square to a lane (cos within 1e-9 of 0) is no wrong-way (the events of some clips change)
-GENERATOR_VERSION = "intersection-2"
+# 3: kerb-step near misses and red-light runs timed onto a shown frame (runners 0.3-2.6 s into red)
+GENERATOR_VERSION = "intersection-3"
 DURATION_S = 16.0
 FRAMES_PER_CLIP = 8
+SHOWN_TIMES = ClipSpec(duration_s=DURATION_S, sampling={"kind": "uniform", "k": FRAMES_PER_CLIP}).timestamps()
 LIGHTINGS = ("day", "dusk", "night")
 WEATHERS = ("clear", "rain", "fog")
 CAMERA_ATTEMPTS = 200
 PATH_FAR = 200.0                 # lane paths start this far out (off the drawn road) and run 2x through
 NEAR_POS_M = (0.3, 0.8)          # planned kerb-step near-miss gaps (threshold NEAR_MISS_GAP_M = 1.0)
 NEAR_NEG_M = (1.3, 2.0)          # near negatives: 1.3-2x the threshold
-RUN_POS_S = (0.3, 1.2)           # red-light runner: crosses this long after red began
+RUN_POS_S = (0.3, 2.6)           # red-light runner: crosses this long after red began (> a frame gap wide)
 RUN_NEG_S = (0.25, 0.8)          # near negative: crosses this long before red
 OVERSHOOT_POS_M = (0.6, 1.8)     # late braker stops with its front this far past the stop line
 OVERSHOOT_NEG_M = (0.15, 0.5)    # ... or this far before it
@@ -371,7 +373,11 @@ def _script_red_light(cast, centre, plan, arm, positive):
     rng = cast.rng
     v = rng.uniform(11.0, 13.0)
     t_x = plan.t_red + rng.uniform(*RUN_POS_S) if positive else plan.t_red - rng.uniform(*RUN_NEG_S)
-    lead = _car_script(rng, S_LINE, t_x, v)
+    look = car_look(rng)
+    if positive:                                  # its straddle of the line (front to rear) on a shown frame
+        t_x = on_a_frame(t_x, agent_size(look)[0] / (2 * v), SHOWN_TIMES,
+                         plan.t_red + RUN_POS_S[0], plan.t_red + RUN_POS_S[1])
+    lead = _car_script(rng, S_LINE, t_x, v, look)
     ids = _fill_lane(cast, centre, arm, "car", plan, lead, int(rng.integers(0, 3)))
     return [ScriptedEvent(type="stop_line_violation", script="red_light", actors=[ids[0]], positive=positive, arm=arm,
                           planned={"t_cross_s": _r(t_x), "t_red_s": _r(plan.t_red)})], {f"car:{arm}"}
@@ -426,7 +432,11 @@ def _script_kerb_step(cast, centre, plan, arm, positive):
     v = rng.uniform(9.0, 12.0)
     t_p = rng.uniform(4.5, plan.t_amber - 0.8)
     a_c = 0.5 * (CROSS_A[0] + CROSS_A[1])
-    car = _car_script(rng, PATH_FAR - a_c, t_p, v)        # its front reaches the crossing's middle at t_p
+    car_ = car_look(rng)
+    # the near miss's middle (the car's middle beside the pedestrian, 0.25 m past a_c) on a shown
+    # frame: the car may then pass in the amber's first second (over its stop line 0.2 s earlier)
+    t_p = on_a_frame(t_p, (0.25 + agent_size(car_)[0] / 2) / v, SHOWN_TIMES, 4.5, plan.t_amber + 1.0)
+    car = _car_script(rng, PATH_FAR - a_c, t_p, v, car_)  # its front reaches the crossing's middle at t_p
     (cid,) = _fill_lane(cast, centre, arm, "car", plan, car, 0)
     W = agent_size(car.look)[1]
     look = person_look(rng)

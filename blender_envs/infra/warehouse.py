@@ -38,15 +38,17 @@ from blender_envs.infra.warehouse_layout import (BAY_LEN, RACK_DEPTH, Clutter, R
                                                  zone_stripes)
 from blender_envs.registry import Environment
 from geometry.camera import project, projected_pixel_box
-from geometry.clip import ClipSpec, MountedCamera, Timeline, camera_pose
+from geometry.clip import ClipSpec, MountedCamera, Timeline, camera_pose, on_a_frame
 from geometry.events import Event
 from geometry.scene import SceneSpec, View
 from geometry.timeline import (Agent, Arc, Carried, Fall, FallingAgent, Line, Path, PathTrajectory,
                                profile_from_phases)
 
-GENERATOR_VERSION = "warehouse-2"
+# 3: near misses and zone walks timed so that a shown frame holds the event's middle
+GENERATOR_VERSION = "warehouse-3"
 DURATION_S = 16.0
 FRAMES_PER_CLIP = 8                     # VANTAGE's default: 8 frames sampled uniformly over the clip
+SHOWN_TIMES = ClipSpec(duration_s=DURATION_S, sampling={"kind": "uniform", "k": FRAMES_PER_CLIP}).timestamps()
 LIGHTINGS = ("day", "dusk", "night")
 CAMERA_ATTEMPTS = 200
 BAND_GAP_M = 2.0                        # > NEAR_MISS_M: bands never interact
@@ -438,8 +440,10 @@ def _near_miss(cast: _Cast, band: str, y: float, xe: float, s: int, positive: bo
     rng = cast.rng
     d = rng.uniform(*(NEAR_POS_M if positive else NEAR_NEG_M))
     v = rng.uniform(1.8, 3.0)
-    # >= 5 s: the person's walk up fits before the pass
-    t_pass = rng.uniform(*_within(window, (5.0, 11.0), (5.0, 13.5)))
+    # >= 5 s: the person's walk up fits before the pass; the closest approach (the gap's
+    # minimum, the middle of a near miss) on a shown frame where the range allows
+    span = _within(window, (5.0, 11.0), (5.0, 13.5))
+    t_pass = on_a_frame(rng.uniform(*span), 0.0, SHOWN_TIMES, *span)
     traj = _forklift_through(xe, y, s, t_pass, v, approach)
     fid = cast.add(_forklift_look(rng), traj)
     if rng.random() < 0.5:
@@ -652,7 +656,9 @@ def _zone_walk(cast: _Cast, zone: Zone, entry: bool, xz: float, zw: float, zy0: 
     s = 1 if rng.random() < 0.5 else -1
     v = rng.uniform(1.0, 1.5)
     length = zw + 5.0 + lead
-    t_walk = rng.uniform(1.0, max(1.0, DURATION_S - 1.5 - length / v))
+    span = (1.0, max(1.0, DURATION_S - 1.5 - length / v))
+    mid = 0.3 + (zw / 2 + 2.5 + lead) / v                    # start -> the zone's middle (a 0.6 s ramp)
+    t_walk = on_a_frame(rng.uniform(*span), mid, SHOWN_TIMES, *span)
     yp = rng.uniform(zy0 + 0.4, zy1 - 0.4) if entry else zy0 - rng.uniform(*ZONE_NEG_M)
     pid, _ = _walker(cast, yp, xz - s * (zw / 2 + 2.5 + lead), s, t_walk, v, length)
     return [ScriptedEvent(type="zone_entry", actors=[pid], positive=entry, band="P",
@@ -799,8 +805,8 @@ def sample_scene(rng: np.random.Generator, scene_id: str, seed: int, roamers: in
                  further: bool = True) -> WarehouseSpec:
     """The warehouse draw; `roamers` adds that many background movers at most (`_roamers`),
     drawn after everything else (the SOT variant). `further=False` leaves out the further
-    scripts: one script per band, exactly warehouse-1's scene (the packagers' pin tests
-    read such small clips; the environment always draws them)."""
+    scripts: one script per band, the scene of warehouse-1 with its events timed as now (the
+    packagers' pin tests read such small clips; the environment always draws them)."""
     cam, view, p0, lanes = _stage(rng)
     yc = lanes[0]
     W = rng.uniform(5.5, 9.0)
@@ -834,7 +840,7 @@ def sample_scene(rng: np.random.Generator, scene_id: str, seed: int, roamers: in
     racks = _racks(rng, x_lo, x_hi, p0 - 3.0, y_back, lanes)
     clutter = _clutter(rng, cast.agents, x_lo, x_hi, p0 - 1.0, y_back)
     # the further scripts come last, so each band's first script (and the hall, its looks and
-    # its light) is the draw of warehouse-1; clutter in their way is taken away, not redrawn
+    # its light) is the draw without them; clutter in their way is taken away, not redrawn
     n_first = len(cast.agents)
     if further:
         scripts += _more_pedestrian_scripts(cast, view, zone, p_geom, x_lo, x_hi)

@@ -18,7 +18,8 @@ from blender_envs.infra.warehouse import WarehouseSpec
 from blender_envs.registry import Environment
 from geometry.clip import StridedFrames
 
-GENERATOR_VERSION = "warehouse_sot-2"
+# -3: the warehouse-3 draw (near misses and zone walks timed onto the 8 uniform frames)
+GENERATOR_VERSION = "warehouse_sot-3"
 ROAMERS = 4                                    # background movers tried for tracking (warehouse._roamers)
 SOT_HORIZONS = ((8, 15), (16, 15), (32, 14))   # (frames, stride): VANTAGE_SOT, _16f, _32f (paper D.3)
 

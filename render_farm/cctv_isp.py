@@ -3,8 +3,8 @@
 A fixed camera is not a phone: one pipeline per clip (white balance, noise level,
 tone curve), stronger compression (JPEG quality 55-80, as CCTV streams are), more sensor
 noise, no lateral CA, little vignetting, and an exposure that drifts at a fixed rate
-over the clip (an auto-iris slowly hunting: the bias is bias0 + rate * t) on top of the
-per-frame auto-exposure. Each frame's parameters are a function of the clip's draw and
+over the clip (an auto-iris slowly hunting: the bias is bias0 + rate * t, the rate at most
+DRIFT_EV_PER_S, so 0.6 EV over a 30 s entrance clip) on top of the per-frame auto-exposure. Each frame's parameters are a function of the clip's draw and
 t alone, so a resumed clip develops its frames exactly as an uninterrupted one.
 """
 from __future__ import annotations
@@ -17,6 +17,8 @@ from pydantic import BaseModel, ConfigDict
 from render_farm.isp import IspParams
 
 MAX_BIAS_EV = 4.0  # IspParams' bound
+# 0.15 until stop 31: up to 4.5 EV over a 30 s clip, a dusk lobby washed out to white by its end
+DRIFT_EV_PER_S = 0.02
 
 
 class CctvIsp(BaseModel):
@@ -38,7 +40,7 @@ def sample_cctv_isp(rng: np.random.Generator) -> CctvIsp:
         ca_k=0.0, vignette_strength=float(rng.uniform(0.0, 0.15)),
         jpeg_quality=int(rng.integers(55, 81)),
     )
-    return CctvIsp(base=base, drift_ev_per_s=float(rng.uniform(-0.15, 0.15)))
+    return CctvIsp(base=base, drift_ev_per_s=float(rng.uniform(-DRIFT_EV_PER_S, DRIFT_EV_PER_S)))
 
 
 def frame_params(cctv: CctvIsp, t: float) -> IspParams:

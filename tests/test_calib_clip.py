@@ -209,13 +209,14 @@ def test_cctv_isp_drifts_at_a_fixed_rate_and_compresses_harder():
 
     draws = [sample_cctv_isp(rng_for("cctv", k)) for k in range(40)]
     assert all(55 <= c.base.jpeg_quality <= 80 and c.base.ca_k == 0.0 for c in draws)
-    assert all(abs(c.drift_ev_per_s) <= 0.15 for c in draws)
+    assert all(abs(c.drift_ev_per_s) <= 0.02 for c in draws)
     assert draws[0] == sample_cctv_isp(rng_for("cctv", 0))
     c = max(draws, key=lambda d: d.drift_ev_per_s)
-    assert c.drift_ev_per_s > 0.1
-    p0, p3 = frame_params(c, 0.0), frame_params(c, 3.0)
+    assert c.drift_ev_per_s > 0.015
+    p0, p3 = frame_params(c, 0.0), frame_params(c, 30.0)                  # over a 30 s entrance clip
     assert p0 == c.base
-    assert p3.exposure_bias_ev - p0.exposure_bias_ev == pytest.approx(3.0 * c.drift_ev_per_s)
+    assert p3.exposure_bias_ev - p0.exposure_bias_ev == pytest.approx(30.0 * c.drift_ev_per_s)
+    assert 0.45 < p3.exposure_bias_ev - p0.exposure_bias_ev <= 0.6
     assert p3.model_dump(exclude={"exposure_bias_ev"}) == p0.model_dump(exclude={"exposure_bias_ev"})
     # a brightening drift brightens the same scene (auto-exposure alone would keep it level)
     scene = np.full((24, 32, 3), 0.2, np.float32)
@@ -223,5 +224,5 @@ def test_cctv_isp_drifts_at_a_fixed_rate_and_compresses_harder():
     img0, _ = process_frame(scene, p0, np.random.default_rng(1))
     img3, _ = process_frame(scene, p3, np.random.default_rng(1))
     assert img3.mean() > img0.mean() + 3
-    capped = c.model_copy(update={"drift_ev_per_s": 10.0})
-    assert frame_params(capped, 3.0).exposure_bias_ev == 4.0
+    capped = c.model_copy(update={"drift_ev_per_s": 1.0})
+    assert frame_params(capped, 30.0).exposure_bias_ev == 4.0

@@ -4,8 +4,9 @@ A fixed camera is not a phone: one pipeline per clip (white balance, noise level
 tone curve), stronger compression (JPEG quality 55-80, as CCTV streams are), more sensor
 noise, no lateral CA, little vignetting, and an exposure that drifts at a fixed rate
 over the clip (an auto-iris slowly hunting: the bias is bias0 + rate * t, the rate at most
-DRIFT_EV_PER_S, so 0.6 EV over a 30 s entrance clip) on top of the per-frame auto-exposure. Each frame's parameters are a function of the clip's draw and
-t alone, so a resumed clip develops its frames exactly as an uninterrupted one.
+DRIFT_EV_PER_S, so 0.6 EV over a 30 s entrance clip) on top of the per-frame auto-exposure.
+Each frame's parameters are a function of the clip's draw and t alone, so a resumed clip
+develops its frames exactly as an uninterrupted one.
 """
 from __future__ import annotations
 

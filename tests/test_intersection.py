@@ -12,7 +12,8 @@ import pytest
 
 from blender_envs.infra import road_bodies
 from blender_envs.infra.intersection import (DURATION_S, FRAMES_PER_CLIP, NEAR_NEG_M, NEAR_POS_M, S_LINE,
-                                             SHOWN_TIMES, IntersectionSpec, events, projected_box, sample_scene, sample_view)
+                                             SHOWN_TIMES, IntersectionSpec, events, projected_box, sample_scene,
+                                             sample_view)
 from blender_envs.infra.intersection_events import MOVING_MPS, NEAR_MISS_GAP_M, derive_events
 from blender_envs.infra.intersection_layout import (BIKE_LAT, CROSS_A, ROAD_HALF, STOP_A, SignalPlan, crossings,
                                                     lanes, stop_lines)

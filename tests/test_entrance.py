@@ -359,9 +359,11 @@ def test_leaving_through_the_door_is_no_event():
     assert _events([out], [OPEN], []) == []
 
 
-@pytest.mark.parametrize("d, expected", [(READER_REACH_M - 0.01, True), (READER_REACH_M + 0.01, False)])
+@pytest.mark.parametrize("d, expected", [(READER_REACH_M - 0.01, True), (READER_REACH_M + 0.01, False),
+                                         (READER_REACH_M, False)])          # exactly at the reach: outside
 def test_badge_use_just_inside_and_outside_the_reach(d, expected):
     p = _stander("person_1", [-0.65, -0.1 - d])
+    assert d != READER_REACH_M or float(np.linalg.norm(p.position(0.0)[:2] - GEO.reader_xy)) == READER_REACH_M
     evs = _events([p], [OPEN], [4.7])
     assert [e.type for e in evs] == (["badge_use"] if expected else [])
     if expected:

@@ -52,17 +52,31 @@ DRAWN = {("intersection", 1): _draw("intersection", 1), ("intersection", 2): _dr
          ("entrance", 1): _draw("entrance", 1), ("entrance", 3): _draw("entrance", 3)}
 
 
+class InView(TimelineClip):
+    """A clip whose event actors count as in view at every shown frame: intersection s1's rear-end
+    crash and red-light run and s2's near-miss car lie (mostly) outside the frame, and the pins
+    below are about the generators' other rules (the drawn views:
+    test_events_out_of_view_are_never_asked). Counting questions keep their own whole-box rule."""
+
+    def shows_actors(self, event, t):
+        return True
+
+    def appears(self, track_id):
+        return True
+
+
 def clip(env: str, seed: int, events=None, spec=None) -> TimelineClip:
-    """A drawn spec with the given events, else its drawn events (every one holds a shown frame)."""
+    """A drawn spec with the given events, else its drawn events (every one holds a shown frame),
+    its actors taken as in view (InView)."""
     drawn, evs = DRAWN[(env, seed)]
-    return TimelineClip(spec or drawn, evs if events is None else tuple(events), 320, 240)
+    return InView(spec or drawn, evs if events is None else tuple(events), 320, 240)
 
 
 def moved(env: str, seed: int, **windows) -> TimelineClip:
     """The drawn clip with the windows of the named event types moved (type=(t_start, t_end))."""
     spec, evs = DRAWN[(env, seed)]
-    return TimelineClip(spec, tuple(e.model_copy(update=dict(zip(("t_start", "t_end"), windows[e.type])))
-                                    if e.type in windows else e for e in evs), 320, 240)
+    return InView(spec, tuple(e.model_copy(update=dict(zip(("t_start", "t_end"), windows[e.type])))
+                              if e.type in windows else e for e in evs), 320, 240)
 
 
 def E(kind: str, actors, a: float, b: float) -> Event:
@@ -342,7 +356,7 @@ def test_drawn_events_between_shown_frames_are_never_asked():
     drew them: entrance s1's badge use (9.10-12.822 s) ends 0.011 s before the 12.83 s frame and its
     tailgating (13.02-13.84 s) lies between 12.83 and 17.13 s; s3's unauthorized entry (11.43-12.32 s)
     between 8.57 and 12.83 s."""
-    assert all(TimelineClip(*DRAWN[k], 320, 240).shown_events == DRAWN[k][1] for k in DRAWN)
+    assert all(InView(*DRAWN[k], 320, 240).shown_events == DRAWN[k][1] for k in DRAWN)
     s1 = moved("entrance", 1, badge_use=(9.096316, 12.822187), tailgating=(13.015626, 13.840527))
     s3 = moved("entrance", 3, unauthorized_entry=(11.425956, 12.316973))
     assert s1.shown_events == () and [e.type for e in s3.shown_events] == ["loitering"]
@@ -355,6 +369,27 @@ def test_drawn_events_between_shown_frames_are_never_asked():
     assert [(x["event_type"], x["label"]) for x in ev.candidates(s3)] == [("loitering", "yes"), ("tailgating", "no")]
     assert [q.program for q in vq.questions(s3)] == ["count_person", "loiterer_top"]
     assert [e.start for e in dc.captioned_events(s3)] == [10.07]
+
+
+def test_events_out_of_view_are_never_asked():
+    """Intersection s1's rear-end crash (car_4 and car_5: 2.5 % and 0 % of their boxes in the image at
+    its frames) and red-light run (car_1: 36.6 % at 11.4 s), and s2's near miss (car_3: 34 % at 6.83 s)
+    hold shown frames but their actors are out of view there: not shown, so not asked."""
+    s1, s2 = (TimelineClip(*DRAWN[("intersection", k)], 320, 240) for k in (1, 2))
+    assert [e.type for e in s1.shown_events] == ["jaywalking"] and [e.type for e in s2.shown_events] == ["collision"]
+    assert s1.share_in_view("car_1", 342 / 30) == pytest.approx(0.366, abs=1e-3)
+    assert s2.share_in_view("car_3", 205 / 30) == pytest.approx(0.34, abs=1e-3)
+    assert not s1.appears("car_4") and s1.appears("car_1") and s1.appears("person_1")
+    # s1: only the jaywalk is asked; its one yes wants round(59 / 104) = 1 absent type
+    assert [(x["event_type"], x["label"], x["source"]) for x in ev.candidates(s1)] == [
+        ("jaywalking", "yes", "scripted"), ("near_miss", "no", "absent_type")]
+    assert [(it.tags["event_type"], it.answer.windows) for it in tl.items(s1)] == [("jaywalking", [(5.7, 13.15)])]
+    assert [q.program for q in vq.questions(s1)] == ["count_motorcycle", "count_bicycle", "jaywalk_count",
+                                                    "jaywalk_shirt"]
+    # s2: the near-negative cyclist appears, so its hypothesis stays; the near miss's does not
+    assert [(x["event_type"], x["label"], x["source"]) for x in ev.candidates(s2)] == [
+        ("collision", "yes", "scripted"), ("wrong_way", "no", "near_negative")]
+    assert [q.program for q in vq.questions(s2)] == ["count_car", "count_motorcycle", "count_bicycle"]
 
 
 def test_ev_labels_follow_the_events_and_roles():

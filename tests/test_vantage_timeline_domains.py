@@ -22,6 +22,7 @@ import pytest
 from blender_envs.infra import entrance, intersection
 from formats.canonical import canonical_json
 from formats.vantage_item import LETTERS, VantageItem
+from geometry.clip import camera_pose
 from packagers.vantage_tasks import dense_captioning as dc
 from packagers.vantage_tasks import event_verification as ev
 from packagers.vantage_tasks import temporal_localization as tl
@@ -110,9 +111,26 @@ def read_hypothesis(clip: TimelineClip, kind: str, text: str) -> tuple[list[set[
     return [fits(clip, p) for p in phrases], phrases
 
 
+def own_share(clip: TimelineClip, track_id: str, t: float) -> float:
+    """The share of the agent's 3-D box inside the image at t, by hand: x_cam = R^T (X - C),
+    pixel = K x_cam / z, the box of the 8 corners clipped to [0, w - 1] x [0, h - 1]."""
+    pose = camera_pose(clip.spec.timeline.camera, t, max(clip.width, clip.height))
+    K, M = pose.K_array(), pose.cam_to_world_array()
+    X = (clip.spec.timeline.agent(track_id).box_corners(t) - M[:3, 3]) @ M[:3, :3]
+    if np.any(X[:, 2] <= 0):
+        return 0.0
+    u = K[0, 0] * X[:, 0] / X[:, 2] + K[0, 2]
+    v = K[1, 1] * X[:, 1] / X[:, 2] + K[1, 2]
+    w, h = pose.width - 1, pose.height - 1
+    inside = max(0.0, min(u.max(), w) - max(u.min(), 0.0)) * max(0.0, min(v.max(), h) - max(v.min(), 0.0))
+    return inside / ((u.max() - u.min()) * (v.max() - v.min()))
+
+
 def shown_by_frames(clip: TimelineClip, e) -> bool:
-    """A shown frame's time lies in the event's window (neither environment has a lasting type)."""
-    return any(e.t_start <= f / clip.media().fps <= e.t_end for f in clip.media().frame_numbers)
+    """A shown frame's time lies in the event's window (neither environment has a lasting type)
+    and at least half of every actor's box is in the image there."""
+    return any(e.t_start <= t <= e.t_end and all(own_share(clip, a, t) >= 0.5 for a in e.actors)
+               for t in (f / clip.media().fps for f in clip.media().frame_numbers))
 
 
 def happened(clip: TimelineClip, kind: str, sets: list[set[str]], ordered: bool, events=None) -> bool:
@@ -173,10 +191,11 @@ def test_ev_labels_agree_with_the_text_read_back(clips):
                 if it.tags["source"] == "absent_type":
                     assert want == "no" and not any(e.type == kind for e in c.events)
                 labels[(env, it.answer.label)] += 1
-    # both labels in both domains (the paper: 104 yes / 59 no over its three domains; intersection 6 / 10
-    # and entrance 3 / 4 here while the scripts left near misses and tailgatings between the frames)
+    # both labels in both domains (the paper: 104 yes / 59 no over its three domains); intersection 8 / 10
+    # before events with their actors out of view stopped being asked (6 / 10 while the scripts left
+    # near misses between the frames), entrance 3 / 4 while they left tailgatings there
     assert all(labels[(env, lab)] > 0 for env in MODULES for lab in ("yes", "no")), labels
-    assert labels == {("intersection", "yes"): 8, ("intersection", "no"): 10, ("entrance", "yes"): 8,
+    assert labels == {("intersection", "yes"): 4, ("intersection", "no"): 7, ("entrance", "yes"): 8,
                       ("entrance", "no"): 6}
 
 
@@ -258,7 +277,8 @@ def own_tailgate(clip: TimelineClip, first: str, second: str) -> bool:
 
 def test_scripted_labels_agree_with_own_scans(clips):
     """Every near-miss, loitering and tailgating script: its hypothesis is asked with the own scan's
-    answer, or, when the scan finds the event but it falls between the shown frames, not asked."""
+    answer, or, when the scan finds the event but no shown frame shows it (between them, or out of view), not
+    asked."""
     checked = Counter()
     for env in MODULES:
         for c in clips[env]:
@@ -284,10 +304,11 @@ def test_scripted_labels_agree_with_own_scans(clips):
                     continue
                 assert (it.answer.label == "yes") == got, (c.clip_id, _question(it))
                 checked[(kind, it.answer.label)] += 1
-    # every scripted event is shown now (the scripts put them on frames); the third near miss's
-    # hypothesis names its pedestrian by a description two people fit, so it is not read back here
-    assert checked == {("near_miss", "yes"): 2, ("tailgating", "yes"): 1, ("loitering", "no"): 2,
-                       ("loitering", "yes"): 1}
+    # every scripted event holds a shown frame (the scripts put them there), but two near misses have the
+    # car out of view at it (s2's: 34 % of its box in the image); a third near miss's hypothesis names
+    # its pedestrian by a description two people fit, so it is not read back here
+    assert checked == {("near_miss", "yes"): 1, ("near_miss", "not asked"): 2, ("tailgating", "yes"): 1,
+                       ("loitering", "no"): 2, ("loitering", "yes"): 1}
 
 
 # ------------------------------------------------------------------ the other tasks

@@ -22,9 +22,12 @@ PAPER_POSITIVES, PAPER_NEGATIVES = 104, 59          # Table 7's split
 
 def _hypothesis(clip: TimelineClip, kind: str, actors: list[str], generic: bool) -> tuple[str, str | None]:
     """The hypothesis and its label: "yes" when a shown event fits it, "no" when no event at all
-    does, None (not asked) when the only events that fit fall between the shown frames."""
+    does, None (not asked) when the only events that fit are not shown (between the shown
+    frames, or out of view) or when a named actor never appears in the shown frames."""
     fields, refs = slots(kind, clip, actors, generic=generic)
     text = clip.prompts(TASK)["hypotheses"][kind].format(**fields)
+    if not generic and not all(clip.appears(a) for a in actors):
+        return text, None
     fitting = [e for e in clip.events if event_matches(clip, e, kind, refs)]
     label = "yes" if any(clip.shown(e) for e in fitting) else None if fitting else "no"
     return text, label

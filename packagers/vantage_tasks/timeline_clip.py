@@ -124,6 +124,9 @@ def sentence(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+ACTOR_IN_VIEW = 0.5   # an event's actor is in view at a frame when this share of its projected box is in the image
+
+
 @dataclass(frozen=True)
 class Description:
     text: str
@@ -209,8 +212,9 @@ class TimelineClip:
     def shown(self, event: Event) -> bool:
         """A shown frame lies in the event's window (both ends included), or, for a lasting type,
         one comes before its start and one at or after its end while the outcome holds (until the
-        start of the next event of the undoing type that shares an actor with it)."""
-        times = self.spec.timeline.clip.timestamps()
+        start of the next event of the undoing type that shares an actor with it); and at that
+        frame (at both, for a lasting type) the actors are in view (`shows_actors`)."""
+        times = [t for t in self.spec.timeline.clip.timestamps() if self.shows_actors(event, t)]
         if any(event.t_start <= t <= event.t_end for t in times):
             return True
         if event.type not in self.vocab.lasting:
@@ -258,17 +262,39 @@ class TimelineClip:
     def generic(self, category: str) -> Description:
         return Description(self.vocab.generic[category], frozenset(self.agents(category)))
 
+    @cached_property
+    def _frame_cameras(self) -> dict[float, tuple]:
+        """(K, cam_to_world, width, height) of each shown frame, worked out once."""
+        out = {}
+        for t in self.media().times_s:
+            pose = camera_pose(self.spec.timeline.camera, t, max(self.width, self.height))
+            out[t] = pose.K_array(), pose.cam_to_world_array(), pose.width, pose.height
+        return out
+
+    def share_in_view(self, track_id: str, t: float) -> float:
+        """The share of the agent's projected 3-D box that lies inside the image at the shown
+        time t (0 when a corner is behind the camera)."""
+        K, T, w, h = self._frame_cameras[t]
+        uv, z = project(self.spec.timeline.agent(track_id).box_corners(t), K, T)
+        if not np.all(z > 0):
+            return 0.0
+        (u0, v0), (u1, v1) = uv.min(axis=0), uv.max(axis=0)
+        area = (u1 - u0) * (v1 - v0)
+        inside = max(0.0, min(u1, w - 1) - max(u0, 0.0)) * max(0.0, min(v1, h - 1) - max(v0, 0.0))
+        return float(inside / area) if area > 0 else 0.0
+
     def in_view(self, track_id: str) -> bool:
         """The agent's whole box projects inside the image, in front of the camera, at one
         shown frame at least (so it 'appears in the video' for a counting question)."""
-        agent = self.spec.timeline.agent(track_id)
-        for t in self.media().times_s:
-            pose = camera_pose(self.spec.timeline.camera, t, max(self.width, self.height))
-            uv, z = project(agent.box_corners(t), pose.K_array(), pose.cam_to_world_array())
-            if np.all(z > 0) and np.all((uv >= 0) & (uv <= [pose.width - 1, pose.height - 1])):
-                return True
-        return False
+        return any(self.share_in_view(track_id, t) == 1.0 for t in self.media().times_s)
 
+    def appears(self, track_id: str) -> bool:
+        """At one shown frame at least ACTOR_IN_VIEW of the agent's projected box is in the image."""
+        return any(self.share_in_view(track_id, t) >= ACTOR_IN_VIEW for t in self.media().times_s)
+
+    def shows_actors(self, event: Event, t: float) -> bool:
+        """At shown time t at least ACTOR_IN_VIEW of every actor's projected box is in the image."""
+        return all(self.share_in_view(a, t) >= ACTOR_IN_VIEW for a in event.actors)
 
 def matches(event: Event, kind: str, referents: list[frozenset[str]], positional: bool = False) -> bool:
     """The event has this type and its actors can be assigned one to each referent set

@@ -2,8 +2,9 @@
 
 The timeline tasks ask only about shown events (`TimelineClip.shown`); this prints, per
 environment and event type over N drawn scenes, how many events there are, how many hold a
-shown frame in their window and how many are shown (lasting types count a frame before and
-one after), with their lengths. The figures in docs/vantage-deviations.md ("events between
+shown frame in their window and how many are shown (at such a frame every actor has at least
+half its projected box in the image; lasting types count a frame before and one after), with
+their lengths. The figures in docs/vantage-deviations.md ("events between
 shown frames") came from `python scripts/vantage_shown_events.py 100` (and 30 before the scripts
 timed their events onto the frames). Specs only, no Blender.
 """

@@ -129,6 +129,17 @@ def test_a_lasting_event_is_shown_by_a_frame_before_and_one_after_it():
     assert clip(2, [pick, dropped_later]).shown(pick)
     at_the_frame = E("drop", ["forklift_1", "pallet_1"], 274 / 30, 12.0)    # from the next frame on: undone there
     assert clip(2, [pick, at_the_frame]).shown(pick) is False
+    at_its_end = E("drop", ["forklift_1", "pallet_1"], 8.0, 8.5)             # the undo starts as the pickup ends
+    assert clip(2, [pick, at_its_end]).shown(pick) is False
+    # another forklift's drop of another pallet undoes nothing (pallet_2: a copy of pallet_1 under a new id)
+    spec = DRAWN[2][0]
+    pallet = spec.timeline.agent("pallet_1").model_copy(update={"track_id": "pallet_2"})
+    spec = spec.model_copy(update={"looks": {**spec.looks, "pallet_2": spec.looks["pallet_1"]},
+                                   "timeline": spec.timeline.model_copy(
+                                       update={"agents": [*spec.timeline.agents, pallet]})})
+    other = E("drop", ["forklift_2", "pallet_2"], 8.5, 9.0)
+    assert clip(2, [pick, other], spec=spec).shown(pick)
+    assert clip(2, [pick, other.model_copy(update={"actors": ["forklift_2", "pallet_1"]})], spec=spec).shown(pick) is False
     # a near miss has no lasting outcome: between the same frames it is not shown
     assert not c.shown(E("near_miss", ["person_1", "forklift_1"], 7.0, 8.0))
 
@@ -708,12 +719,15 @@ def test_share_in_view_is_the_box_area_inside_the_image(monkeypatch):
                   ([[-50.0, -10.0]] * 4 + [[50.0, 90.0]] * 4, [1.0] * 8),     # and 10 % above: 0.5 * 0.9
                   ([[300.0, 200.0]] * 4 + [[340.0, 280.0]] * 4, [1.0] * 8),   # past the last pixel (319, 239)
                   ([[5.0, 5.0]] * 8, [1.0] * 8),                               # no area
-                  ([[5.0, 5.0]] * 4 + [[9.0, 9.0]] * 4, [1.0] * 7 + [0.0])])   # a corner on the camera plane
+                  ([[5.0, 5.0]] * 4 + [[9.0, 9.0]] * 4, [1.0] * 7 + [0.0]),    # a corner on the camera plane
+                  ([[-50.0, 0.0]] * 4 + [[-10.0, 100.0]] * 4, [1.0] * 8),     # wholly left of the image
+                  ([[10.0, 250.0]] * 4 + [[50.0, 300.0]] * 4, [1.0] * 8),     # wholly below it
+                  ([[10.0, 10.0]] * 4 + [[10.5, 11.0]] * 4, [1.0] * 8)])      # a sliver of 0.5 px2, inside
     monkeypatch.setattr(tc, "camera_pose", lambda camera, t, long_side: _Pose(320, 240))
     monkeypatch.setattr(tc, "project", lambda corners, K, c2w: tuple(np.asarray(x, float) for x in next(boxes)))
     c = TimelineClip(DRAWN[2][0], (), 320, 240)
-    got = [c.share_in_view("person_1", 0.0) for _ in range(5)]
-    assert got == [0.5, pytest.approx(0.45), pytest.approx(19 * 39 / (40 * 80)), 0.0, 0.0]
+    got = [c.share_in_view("person_1", 0.0) for _ in range(8)]
+    assert got == [0.5, pytest.approx(0.45), pytest.approx(19 * 39 / (40 * 80)), 0.0, 0.0, 0.0, 0.0, 1.0]
 
 
 def _shares(monkeypatch, table: dict):

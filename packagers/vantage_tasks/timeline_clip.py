@@ -296,6 +296,7 @@ class TimelineClip:
         """At shown time t at least ACTOR_IN_VIEW of every actor's projected box is in the image."""
         return all(self.share_in_view(a, t) >= ACTOR_IN_VIEW for a in event.actors)
 
+
 def matches(event: Event, kind: str, referents: list[frozenset[str]], positional: bool = False) -> bool:
     """The event has this type and its actors can be assigned one to each referent set
     (distinct actors); `positional`: the event's actors in their own order (roles that

@@ -732,9 +732,8 @@ def test_share_in_view_is_the_box_area_inside_the_image(monkeypatch):
 
 def _shares(monkeypatch, table: dict):
     """share_in_view read from {(track, frame index): share}, 1.0 where not listed."""
-    times = [n / 30 for n in (0, 68, 137, 205, 274, 342, 411, 479)]
     monkeypatch.setattr(TimelineClip, "share_in_view",
-                        lambda self, tid, t: table.get((tid, times.index(t)), 1.0))
+                        lambda self, tid, t: table.get((tid, TIMES.index(t)), 1.0))
 
 
 def test_an_event_is_shown_only_with_its_actors_in_view(monkeypatch):

@@ -214,11 +214,12 @@ class TimelineClip:
         one comes before its start and one at or after its end while the outcome holds (until the
         start of the next event of the undoing type that shares an actor with it); and at that
         frame (at both, for a lasting type) the actors are in view (`shows_actors`)."""
-        times = [t for t in self.spec.timeline.clip.timestamps() if self.shows_actors(event, t)]
-        if any(event.t_start <= t <= event.t_end for t in times):
+        frames = self.spec.timeline.clip.timestamps()
+        if any(event.t_start <= t <= event.t_end and self.shows_actors(event, t) for t in frames):
             return True
         if event.type not in self.vocab.lasting:
             return False
+        times = [t for t in frames if self.shows_actors(event, t)]
         undo = self.vocab.lasting[event.type]
         until = min((e.t_start for e in self.events if e.type == undo and e.t_start >= event.t_end
                      and set(e.actors) & set(event.actors)), default=math.inf)

@@ -323,6 +323,19 @@ def projected_pixel_box(points_world, K, cam_to_world, width: int, height: int) 
     return float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1])
 
 
+def share_in_image(points_world, K, cam_to_world, width: int, height: int) -> float:
+    """The share of the points' projected box (e.g. a 3-D box's corners) that lies inside the
+    image, between the first and last pixel centres; 0 when a point is not in front of the
+    camera (its box is then unbounded) or the box has no area."""
+    uv, z = project(points_world, K, cam_to_world)
+    if not np.all(z > 0):
+        return 0.0
+    (u0, v0), (u1, v1) = uv.min(axis=0), uv.max(axis=0)
+    area = (u1 - u0) * (v1 - v0)
+    inside = max(0.0, min(u1, width - 1) - max(u0, 0.0)) * max(0.0, min(v1, height - 1) - max(v0, 0.0))
+    return float(inside / area) if area > 0 else 0.0
+
+
 def backproject(uv, z, K, cam_to_world) -> np.ndarray:
     """World points (N,3) at planar depth z behind pixels uv."""
     uv = np.atleast_2d(np.asarray(uv, dtype=np.float64))

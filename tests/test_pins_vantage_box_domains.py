@@ -2,7 +2,7 @@
 as in tests/test_pins_vantage_box_tasks.py (no Blender): real specs give the looks and the
 trajectories, each test writes the frame objects (boxes, pixels, world centres) itself.
 
-T spec: intersection seed 1 of the "pins" stream (day): car_1 black coupe, car_2 blue wagon,
+T spec: intersection seed 1 of the "pins" stream as intersection-3 drew it (day; stored: stored_specs.py): car_1 black coupe, car_2 blue wagon,
 car_3 silver minivan, car_4 silver coupe, car_5 red sedan, car_6 green coupe, car_7 blue coupe,
 car_8 black sedan, motorcycle_1 black with a black-helmeted rider, bicycle_1 black frame and red
 helmet, bicycle_2 green frame and red helmet, person_1 black shirt / blue trousers, person_2
@@ -18,15 +18,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from blender_envs.infra import entrance, intersection
+from blender_envs.infra import entrance
 from packagers.vantage_tasks import box_scene as B
 from packagers.vantage_tasks import object_localization as O
 from packagers.vantage_tasks import referring_expressions as R
 from packagers.vantage_tasks import spatial_pointing as P
 from render_farm.seeds import rng_for
+from stored_specs import stored_intersection
 
 W, H = 160, 120
-TSPEC = intersection.sample_scene(rng_for("pins", 1), "s1", 1)
+TSPEC = stored_intersection("intersection_pins_s1")
 SSPEC = entrance.sample_scene(rng_for("pins", 2), "s2", 2)
 
 

@@ -28,6 +28,7 @@ from prompt_file_checks import assert_each_broken_prompt_file_fails
 from blender_envs.infra.warehouse import events as warehouse_events
 from blender_envs.infra.warehouse import sample_scene
 from formats.vantage_item import LETTERS, Media
+from geometry import camera as gcam
 from geometry.events import Event
 from packagers.vantage_tasks import dense_captioning as dc
 from packagers.vantage_tasks import event_verification as ev
@@ -704,7 +705,7 @@ def _in_view(monkeypatch, views, w=320, h=240):
         return np.asarray(uv, float), np.asarray(z, float)
 
     monkeypatch.setattr(tc, "camera_pose", pose)
-    monkeypatch.setattr(tc, "project", project)
+    monkeypatch.setattr(gcam, "project", project)
     got = TimelineClip(DRAWN[2][0], (), w, h).in_view("person_1")
     return got, calls, len(projected)
 
@@ -724,7 +725,7 @@ def test_share_in_view_is_the_box_area_inside_the_image(monkeypatch):
                   ([[10.0, 250.0]] * 4 + [[50.0, 300.0]] * 4, [1.0] * 8),     # wholly below it
                   ([[10.0, 10.0]] * 4 + [[10.5, 11.0]] * 4, [1.0] * 8)])      # a sliver of 0.5 px2, inside
     monkeypatch.setattr(tc, "camera_pose", lambda camera, t, long_side: _Pose(320, 240))
-    monkeypatch.setattr(tc, "project", lambda corners, K, c2w: tuple(np.asarray(x, float) for x in next(boxes)))
+    monkeypatch.setattr(gcam, "project", lambda corners, K, c2w: tuple(np.asarray(x, float) for x in next(boxes)))
     c = TimelineClip(DRAWN[2][0], (), 320, 240)
     got = [c.share_in_view("person_1", 0.0) for _ in range(8)]
     assert got == [0.5, pytest.approx(0.45), pytest.approx(19 * 39 / (40 * 80)), 0.0, 0.0, 0.0, 0.0, 1.0]

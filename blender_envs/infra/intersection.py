@@ -7,8 +7,9 @@ The draw, in order (all of it plain data, no bpy):
      redrawn until the centre is well inside the frame;
   2. the signal plan: one axis (EW or NS) green until t_amber, 3 s amber, 2 s all red,
      then the other axis green;
-  3. two or three event scripts on distinct arms and lanes, each a positive or a near
-     negative: a red-light runner (or one who crosses just before red), a late braker who
+  3. two or three event scripts on distinct arms and lanes (kinds in a drawn order, each on
+     an arm where the camera sees its actors at the event: `EVENT_SPOTS`; a kind no arm
+     allows is passed over), each a positive or a near negative: a red-light runner (or one who crosses just before red), a late braker who
      runs into a queued car (or stops just short), a late braker who stops past the stop
      line (or just before it), a pedestrian who steps off the kerb as a car passes (gap
      below the near-miss threshold or 1.3-2x it), a wrong-way cyclist (or one riding the
@@ -40,7 +41,7 @@ from blender_envs.infra.intersection_traffic import Idm, LaneUser, integrate_lan
 from blender_envs.infra.warehouse_layout import Stripe
 from blender_envs.registry import Environment
 from blender_envs.vehicle.body import BODY_STYLES, linear_rgb, sample_body, sample_color
-from geometry.camera import project, projected_pixel_box
+from geometry.camera import project, projected_pixel_box, share_in_image
 from geometry.clip import ClipSpec, MountedCamera, Timeline, camera_pose, on_a_frame
 from geometry.events import Event
 from geometry.scene import SceneSpec, View
@@ -48,7 +49,9 @@ from geometry.timeline import Agent, Arc, Line, Path, PathTrajectory, SpeedProfi
 
 # 2: a heading square to a lane (cos within 1e-9 of 0) is no wrong-way (the events of some clips change)
 # 3: kerb-step near misses and red-light runs timed onto a shown frame (runners 0.3-2.6 s into red)
-GENERATOR_VERSION = "intersection-3"
+# 4: scripts only on arms where the camera sees their event spots; a wrong-way rider on a shown frame
+#    as it brakes; the kerb walker 1-12 m past the stop line, on the kerb the camera sees more of
+GENERATOR_VERSION = "intersection-4"
 DURATION_S = 16.0
 FRAMES_PER_CLIP = 8
 SHOWN_TIMES = ClipSpec(duration_s=DURATION_S, sampling={"kind": "uniform", "k": FRAMES_PER_CLIP}).timestamps()
@@ -68,6 +71,21 @@ KERB_WALK_M = (0.25, 0.6)        # near-negative jaywalker: a walk this far outs
 SIDEWALK_RIDE_M = (0.4, 0.8)     # near-negative wrong way: a ride on the sidewalk this far past the kerb
 JAY_CLEAR_M = 2.0                # a jaywalk is placed where no vehicle comes closer than this
 SCRIPTS = ("red_light", "rear_end", "overshoot", "kerb_step", "wrong_way", "jaywalk")
+A_CROSS = 0.5 * (CROSS_A[0] + CROSS_A[1])   # the zebra crossing's middle, from the centre
+SPOT_SIZES = {"car": (4.8, 2.3, 1.6), "bicycle": (1.8, 0.6, 1.75), "person": (0.4, 0.56, 1.75)}   # drawn means
+# where each script's actors are at its event, as (actor, along, lateral) in the arm's coordinates
+# (the queued car and the striker; the car and the pedestrian beside it; the cyclist just before
+# it stops; the road's middle at both ends of the mid-block band): a script takes an arm where
+# the camera sees SPOT_IN_VIEW of each spot's box
+EVENT_SPOTS = {
+    "red_light": (("car", STOP_A, CAR_LAT),),
+    "overshoot": (("car", STOP_A + 1.2, CAR_LAT),),
+    "rear_end": (("car", STOP_A + 3.6, CAR_LAT), ("car", STOP_A + 8.4, CAR_LAT)),
+    "kerb_step": (("car", A_CROSS - 0.25, CAR_LAT), ("person", A_CROSS - 0.25, ROAD_HALF - 1.6)),
+    "wrong_way": (("bicycle", CROSS_A[1] + 2.4, -BIKE_LAT),),
+    "jaywalk": (("person", STOP_A + 4.0, 0.0), ("person", STOP_A + 9.0, 0.0)),
+}
+SPOT_IN_VIEW = 0.6       # the items ask for half of each actor in view (ACTOR_IN_VIEW); the spots are approximate
 R = 6
 
 
@@ -233,9 +251,12 @@ class _View:
         uv, z = project(np.atleast_2d(np.asarray(p, float)), self.K, self.T)
         return float(uv[0, 0]) / self.w, float(uv[0, 1]) / self.h, float(z[0])
 
-    def sees(self, p, margin: float = 0.03) -> bool:
-        u, v, z = self.uv(p)
-        return z > 0.3 and margin < u < 1 - margin and margin < v < 1 - margin
+    def share(self, centre, arm: str, actor: str, along: float, lat: float) -> float:
+        """The share of an `actor`-sized box, square to the arm at (along, lat), in the image."""
+        L, W, H = SPOT_SIZES[actor]
+        corners = [[*arm_point(centre, arm, along + a, lat + b), z] for a in (-L / 2, L / 2)
+                   for b in (-W / 2, W / 2) for z in (0.0, H)]
+        return share_in_image(np.array(corners), self.K, self.T, self.w, self.h)
 
 
 def _stage(rng):
@@ -263,10 +284,11 @@ def _constant(v: float) -> SpeedProfile:
 
 
 class _Cast:
-    """Agents and looks being added, with track ids numbered per category."""
+    """Agents and looks being added, with track ids numbered per category, and the camera's
+    view (a script places its actors where it sees them)."""
 
-    def __init__(self, rng):
-        self.rng, self.agents, self.looks, self.counts = rng, [], {}, {}
+    def __init__(self, rng, view: _View):
+        self.rng, self.view, self.agents, self.looks, self.counts = rng, view, [], {}, {}
 
     def add(self, look: Look, traj) -> str:
         self.counts[look.kind] = self.counts.get(look.kind, 0) + 1
@@ -467,6 +489,7 @@ def _script_wrong_way(cast, centre, plan, arm, positive):
     v = rng.uniform(3.5, 5.0)
     a_stop = CROSS_A[1] + 1.5
     t_arr = rng.uniform(7.0, 14.0)
+    t_arr = on_a_frame(t_arr, -0.75, SHOWN_TIMES, 7.0, 14.0)   # a shown frame as it brakes near the stop
     dist = v * (t_arr - 0.75)                        # cruise to t_arr - 1.5, then 1.5 s of braking
     lat = -BIKE_LAT if positive else -(ROAD_HALF + rng.uniform(*SIDEWALK_RIDE_M))
     start = arm_point(centre, arm, a_stop + dist, lat)
@@ -528,7 +551,10 @@ def _script_jaywalk(cast, centre, plan, arm, positive):
                                       planned={"along_m": _r(along), "t_walk_s": _r(t0)})], set()
         positive = False                                   # no gap in the traffic: the near negative instead
     off = rng.uniform(*KERB_WALK_M)
-    a0, a1 = (STOP_A + 2.0, STOP_A + 20.0) if rng.random() < 0.5 else (STOP_A + 20.0, STOP_A + 2.0)
+    # along the kerb the camera sees more of (the drawn one on a tie)
+    kerb = {k: cast.view.share(centre, arm, "person", STOP_A + 6.5, k * (ROAD_HALF + off)) for k in (side, -side)}
+    side = max(kerb, key=kerb.get)
+    a0, a1 = (STOP_A + 1.0, STOP_A + 12.0) if rng.random() < 0.5 else (STOP_A + 12.0, STOP_A + 1.0)
     start = arm_point(centre, arm, a0, side * (ROAD_HALF + off))
     end = arm_point(centre, arm, a1, side * (ROAD_HALF + off))
     d = end - start
@@ -645,20 +671,21 @@ def _lighting(rng) -> Lighting:
 def sample_scene(rng: np.random.Generator, scene_id: str, seed: int) -> IntersectionSpec:
     cam, centre, view = _stage(rng)
     plan = SignalPlan(first="EW" if rng.random() < 0.5 else "NS", t_amber=_r(rng.uniform(6.0, 8.0)))
-    cast = _Cast(rng)
+    cast = _Cast(rng, view)
     n_scripts = int(rng.integers(2, 4))
-    kinds = [SCRIPTS[i] for i in rng.permutation(len(SCRIPTS))[:n_scripts]]
-    kinds = sorted(kinds, key=lambda k: k == "jaywalk")          # the jaywalk searches the traffic: last
+    kinds = [SCRIPTS[i] for i in rng.permutation(len(SCRIPTS))]
     used_arms: set[str] = set()
     claims: set[str] = set()
     scripts: list[ScriptedEvent] = []
     deferred = []
     for kind in kinds:
-        arms = [a for a in _arms_for(kind, plan) if a not in used_arms]
-        if not arms:
+        if len(used_arms) == n_scripts:
+            break
+        arms = [a for a in _arms_for(kind, plan) if a not in used_arms
+                and all(view.share(centre, a, *spot) >= SPOT_IN_VIEW for spot in EVENT_SPOTS[kind])]
+        if not arms:                                             # the camera sees no arm's event spots
             continue
-        seen = [a for a in arms if view.sees([*arm_point(centre, a, STOP_A, CAR_LAT), 0.0])]
-        arm = (seen or arms)[int(rng.integers(len(seen or arms)))]
+        arm = arms[int(rng.integers(len(arms)))]
         positive = bool(rng.random() < 0.6)
         if kind == "jaywalk":
             deferred.append((arm, positive))

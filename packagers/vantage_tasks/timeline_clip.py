@@ -34,7 +34,7 @@ import numpy as np
 import yaml
 
 from formats.vantage_item import Media
-from geometry.camera import project
+from geometry.camera import share_in_image
 from geometry.clip import camera_pose
 from geometry.events import Event
 from packagers.vantage_tasks.timeline_vocab import VOCABULARIES, WAREHOUSE, Vocabulary, vocabulary
@@ -276,13 +276,7 @@ class TimelineClip:
         """The share of the agent's projected 3-D box that lies inside the image at the shown
         time t (0 when a corner is behind the camera)."""
         K, T, w, h = self._frame_cameras[t]
-        uv, z = project(self.spec.timeline.agent(track_id).box_corners(t), K, T)
-        if not np.all(z > 0):
-            return 0.0
-        (u0, v0), (u1, v1) = uv.min(axis=0), uv.max(axis=0)
-        area = (u1 - u0) * (v1 - v0)
-        inside = max(0.0, min(u1, w - 1) - max(u0, 0.0)) * max(0.0, min(v1, h - 1) - max(v0, 0.0))
-        return float(inside / area) if area > 0 else 0.0
+        return share_in_image(self.spec.timeline.agent(track_id).box_corners(t), K, T, w, h)
 
     def in_view(self, track_id: str) -> bool:
         """The agent's whole box projects inside the image, in front of the camera, at one

@@ -87,7 +87,7 @@ def test_same_scene_as_the_cctv_draw_but_the_camera(draws, cctv0):
 def test_registered_with_its_own_version_and_the_intersection_build():
     env = get_environment("intersection_aerial")
     fwd = get_environment("intersection_forward")
-    assert (env.version, env.family, env.views_per_scene) == ("intersection_aerial-1", "vantage", 8)
+    assert (env.version, env.family, env.views_per_scene) == ("intersection_aerial-2", "vantage", 8)
     assert (env.builder, env.scorer, env.frame_hook, env.isp) == (fwd.builder, fwd.scorer, fwd.frame_hook, fwd.isp)
     assert env.is_clip and env.spec_model is intersection.IntersectionSpec
 

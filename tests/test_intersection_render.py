@@ -95,3 +95,39 @@ def test_frame_hook_lights_the_lens_of_the_phase():
                 node = bpy.data.materials[f"signal_lens_{arm}_{colour}"].node_tree.nodes["Emission"]
                 assert node.inputs["Strength"].default_value == pytest.approx(LENS_ON if colour == want else LENS_OFF,
                                                                               rel=1e-6)
+
+
+def test_car_objects_hold_their_lamps_inside_the_agent_box():
+    """Blender side, no render: each car is one object in its agent's box frame (what the farm
+    poses); every vertex lies within the box (lamp lenses and plates reach 1.6 cm past the body's
+    ends), and the emissive head and tail lamps sit at their height above the ground (they once
+    floated half a body height too high, above the bonnet and the boot)."""
+    from blender_envs.core.bpy_env import bpy
+    from blender_envs.infra import road_bodies
+    from blender_envs.infra.intersection import sample_scene
+    from blender_envs.infra.intersection_build import build
+    from render_farm.seeds import rng_for
+
+    spec = sample_scene(rng_for("test_intersection_render", 0, "scene"), "s0", 0)
+    spec = spec.model_copy(update={"lighting": spec.lighting.model_copy(update={"headlights": True})})
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    build(bpy.context.scene, spec)
+    cars = [a for a in spec.timeline.agents if a.category == "car"]
+    for agent in cars:
+        body = road_bodies.car_body(spec.looks[agent.track_id].params)
+        me = bpy.data.objects[agent.track_id].data
+        co = np.empty(len(me.vertices) * 3)
+        me.vertices.foreach_get("co", co)
+        V = co.reshape(-1, 3)
+        assert np.all(np.abs(V) <= np.asarray(agent.size) / 2 + [0.02, 0.02, 1e-4]), agent.track_id
+        lamp_z = {}
+        for poly in me.polygons:
+            name = me.materials[poly.material_index].name
+            if name.endswith(("headlamp", "taillamp")):
+                lamp_z.setdefault(name.rsplit("_", 1)[1], []).extend(V[list(poly.vertices), 2] + body.height_m / 2)
+        z0 = body.clearance_m + 0.35
+        assert min(lamp_z["headlamp"]) == pytest.approx(z0, abs=1e-5)
+        assert max(lamp_z["headlamp"]) == pytest.approx(z0 + 0.12, abs=1e-5)
+        assert (min(lamp_z["taillamp"]), max(lamp_z["taillamp"])) == (pytest.approx(z0 + 0.05, abs=1e-5),
+                                                                      pytest.approx(z0 + 0.17, abs=1e-5))
+    assert len(cars) >= 3

@@ -50,7 +50,8 @@ from geometry.timeline import Agent, Arc, Line, Path, PathTrajectory, SpeedProfi
 # 2: a heading square to a lane (cos within 1e-9 of 0) is no wrong-way (the events of some clips change)
 # 3: kerb-step near misses and red-light runs timed onto a shown frame (runners 0.3-2.6 s into red)
 # 4: scripts only on arms where the camera sees their event spots; a wrong-way rider on a shown frame
-#    as it brakes; the kerb walker 1-12 m past the stop line, on the kerb the camera sees more of
+#    as it brakes; the kerb walker 1-12 m past the stop line, on the kerb the camera sees more of;
+#    the build's car head and tail lamps on the body (they floated half a body height too high)
 GENERATOR_VERSION = "intersection-4"
 DURATION_S = 16.0
 FRAMES_PER_CLIP = 8

@@ -29,7 +29,8 @@ from blender_envs.infra.intersection_layout import GROUND_HALF_M
 from blender_envs.registry import Environment
 from geometry.clip import MountedCamera, camera_pose
 
-GENERATOR_VERSION = "intersection_aerial-1"
+# 2: the intersection-4 draw (scripts on arms the CCTV view sees) and build (car lamps on the body)
+GENERATOR_VERSION = "intersection_aerial-2"
 HEIGHT_M = (25.0, 60.0)
 FROM_VERTICAL_DEG = (30.0, 60.0)
 HFOV_DEG = (40.0, 60.0)

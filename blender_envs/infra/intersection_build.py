@@ -56,8 +56,9 @@ def _agent_materials(track_id: str, colors: dict) -> dict:
 
 def _merge_objects(scene, name: str, obs: list, shift_z: float, extra: list, extra_mats: dict, pass_index: int,
                    matrix):
-    """One object holding the world-space meshes of `obs` (removed afterwards), moved by
-    shift_z, plus numpy parts `extra` ([(part, key)] with materials `extra_mats[key]`)."""
+    """One object holding the world-space meshes of `obs` (removed afterwards) and the numpy
+    parts `extra` ([(part, key)] with materials `extra_mats[key]`, in the same frame: the car
+    built at the origin, z from the ground), all moved by shift_z."""
     from mathutils import Matrix
 
     V, F, mats, index = [], [], [], []
@@ -77,7 +78,7 @@ def _merge_objects(scene, name: str, obs: list, shift_z: float, extra: list, ext
             index.append(mats.index(me.materials[poly.material_index]))
     for (P, faces), key in extra:
         off = sum(len(v) for v in V)
-        V.append(np.asarray(P, float) - np.array([0.0, 0.0, shift_z]))
+        V.append(np.asarray(P, float))
         m = extra_mats[key]
         if m not in mats:
             mats.append(m)

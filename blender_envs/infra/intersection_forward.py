@@ -21,7 +21,8 @@ from blender_envs.registry import Environment
 from geometry.clip import CarriedCamera
 from geometry.timeline import Agent, Line, Path, PathTrajectory
 
-GENERATOR_VERSION = "intersection_forward-1"
+# 2: the intersection-4 draw (scripts on arms the CCTV view sees) and build (car lamps on the body)
+GENERATOR_VERSION = "intersection_forward-2"
 AHEAD_M = 0.3
 EGO_RANGE_M = (12.0, 80.0)
 DRAW_ATTEMPTS = 50

@@ -615,3 +615,21 @@ def test_projected_pixel_box_clips_to_pixel_centres_and_drops_points_behind():
     assert projected_pixel_box(off, K, T, 100, 80) is None
     edge = np.array([[0.49, 0.0, 1.0], [0.6, 0.1, 1.0]])     # u from 99.0: just inside the last centre
     assert projected_pixel_box(edge, K, T, 100, 80)[0] == pytest.approx(99.0)
+
+
+def test_share_in_image_is_the_projected_box_area_inside_the_pixel_centres():
+    from geometry.camera import share_in_image
+
+    K = np.array([[100.0, 0, 50], [0, 100.0, 40], [0, 0, 1]])
+    T = np.eye(4)                                            # camera at the origin looking along +z
+    inside = np.array([[-0.2, -0.1, 2.0], [0.2, 0.1, 2.0]])  # u 40..60, v 35..45
+    assert share_in_image(inside, K, T, 100, 80) == 1.0
+    left = np.array([[-0.7, 0.0, 1.0], [-0.3, 0.2, 1.0]])    # u -20..20: 20 of 40 columns inside
+    assert share_in_image(left, K, T, 100, 80) == pytest.approx(0.5)
+    corner = np.array([[0.29, 0.19, 1.0], [0.69, 0.59, 1.0]])   # u 79..119 -> 79..99, v 59..99 -> 59..79
+    assert share_in_image(corner, K, T, 100, 80) == pytest.approx(0.5 * 0.5)
+    assert share_in_image(np.vstack([inside, [[0.0, 0.0, 0.0]]]), K, T, 100, 80) == 0.0   # a point on the camera plane
+    assert share_in_image(np.vstack([inside, [[0.0, 0.0, -1.0]]]), K, T, 100, 80) == 0.0  # ... or behind it
+    assert share_in_image(np.array([[0.1, 0.1, 1.0]] * 2), K, T, 100, 80) == 0.0          # no area
+    below = np.array([[-0.1, 0.4, 1.0], [0.1, 0.6, 1.0]])    # v 80..100: past the last centre (79)
+    assert share_in_image(below, K, T, 100, 80) == 0.0

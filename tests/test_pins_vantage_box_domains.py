@@ -2,9 +2,9 @@
 as in tests/test_pins_vantage_box_tasks.py (no Blender): real specs give the looks and the
 trajectories, each test writes the frame objects (boxes, pixels, world centres) itself.
 
-T spec: intersection seed 1 of the "pins" stream as intersection-3 drew it (day; stored: stored_specs.py): car_1 black coupe, car_2 blue wagon,
-car_3 silver minivan, car_4 silver coupe, car_5 red sedan, car_6 green coupe, car_7 blue coupe,
-car_8 black sedan, motorcycle_1 black with a black-helmeted rider, bicycle_1 black frame and red
+T spec: intersection seed 1 of the "pins" stream as intersection-3 drew it (day; stored:
+stored_specs.py): car_1 black coupe, car_2 blue wagon, car_3 silver minivan, car_4 silver coupe,
+car_5 red sedan, car_6 green coupe, car_7 blue coupe, car_8 black sedan, motorcycle_1 black with a black-helmeted rider, bicycle_1 black frame and red
 helmet, bicycle_2 green frame and red helmet, person_1 black shirt / blue trousers, person_2
 blue / grey, person_3 grey / black.
 S spec: entrance seed 2 of the "pins" stream (day): person_1 black coat, black trousers, a red

@@ -9,7 +9,8 @@ The draw, in order (all of it plain data, no bpy):
      then the other axis green;
   3. two or three event scripts on distinct arms and lanes (kinds in a drawn order, each on
      an arm where the camera sees its actors at the event: `EVENT_SPOTS`; a kind no arm
-     allows is passed over), each a positive or a near negative: a red-light runner (or one who crosses just before red), a late braker who
+     allows is passed over), each a positive or a near negative: a red-light runner (or
+     one who crosses just before red), a late braker who
      runs into a queued car (or stops just short), a late braker who stops past the stop
      line (or just before it), a pedestrian who steps off the kerb as a car passes (gap
      below the near-miss threshold or 1.3-2x it), a wrong-way cyclist (or one riding the

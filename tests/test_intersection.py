@@ -15,8 +15,8 @@ from blender_envs.infra.intersection import (DURATION_S, FRAMES_PER_CLIP, NEAR_N
                                              SHOWN_TIMES, IntersectionSpec, events, projected_box, sample_scene,
                                              sample_view)
 from blender_envs.infra.intersection_events import MOVING_MPS, NEAR_MISS_GAP_M, derive_events
-from blender_envs.infra.intersection_layout import (BIKE_LAT, CROSS_A, ROAD_HALF, STOP_A, SignalPlan, crossings,
-                                                    lanes, stop_lines)
+from blender_envs.infra.intersection_layout import (BIKE_LAT, CROSS_A, ROAD_HALF, STOP_A, SignalPlan, arm_coords,
+                                                    arm_point, crossings, lanes, stop_lines)
 from blender_envs.infra.intersection_traffic import Idm, LaneUser, integrate_lane, profile_from_grid
 from formats.canonical import canonical_json
 from geometry.clip import camera_pose
@@ -153,6 +153,39 @@ def _share(spec, track_id: str, t: float) -> float:
     w, h = pose.width - 1, pose.height - 1
     inside = max(0.0, min(u.max(), w) - max(u.min(), 0.0)) * max(0.0, min(v.max(), h) - max(v.min(), 0.0))
     return inside / ((u.max() - u.min()) * (v.max() - v.min()))
+
+
+def _box_share(spec, arm: str, along: float, lat: float, size) -> float:
+    """_share's hand projection for a box of `size` square to the arm at (along, lat) at t = 0."""
+    L, W, H = size
+    pose = camera_pose(spec.timeline.camera, 0.0, 640)
+    K, M = pose.K_array(), pose.cam_to_world_array()
+    corners = np.array([[*arm_point(spec.centre, arm, along + a, lat + b), z] for a in (-L / 2, L / 2)
+                        for b in (-W / 2, W / 2) for z in (0.0, H)])
+    X = (corners - M[:3, 3]) @ M[:3, :3]
+    if np.any(X[:, 2] <= 0):
+        return 0.0
+    u, v = K[0, 0] * X[:, 0] / X[:, 2] + K[0, 2], K[1, 1] * X[:, 1] / X[:, 2] + K[1, 2]
+    w, h = pose.width - 1, pose.height - 1
+    inside = max(0.0, min(u.max(), w) - max(u.min(), 0.0)) * max(0.0, min(v.max(), h) - max(v.min(), 0.0))
+    return inside / ((u.max() - u.min()) * (v.max() - v.min()))
+
+
+def test_kerb_walkers_walk_the_seen_kerb_past_the_stop_line(drawn):
+    """Jaywalking's near negative walks straight along a kerb, 1-12 m beyond the stop line, just
+    outside the road (the planned offset), on the side whose kerb the camera sees more of (a
+    person-sized box at the band's middle, projected by hand)."""
+    walkers = [(spec, s) for spec, _ in drawn for s in spec.scripts if s.script == "jaywalk" and not s.positive]
+    for spec, s in walkers:
+        a = spec.timeline.agent(s.actors[0])
+        ends = [arm_coords(spec.centre, s.arm, a.position(t)) for t in (0.0, DURATION_S)]
+        assert sorted(e[0] for e in ends) == pytest.approx([STOP_A + 1.0, STOP_A + 12.0], abs=1e-5)
+        lat = ends[0][1]
+        assert abs(lat) == pytest.approx(ROAD_HALF + s.planned["kerb_offset_m"], abs=1e-5)
+        assert ends[1][1] == pytest.approx(lat, abs=1e-5)
+        seen, other = (_box_share(spec, s.arm, STOP_A + 6.5, k, (0.4, 0.56, 1.75)) for k in (lat, -lat))
+        assert seen >= other
+    assert len(walkers) == 2
 
 
 def test_scripts_run_where_the_camera_sees_their_actors(drawn):

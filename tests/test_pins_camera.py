@@ -633,3 +633,5 @@ def test_share_in_image_is_the_projected_box_area_inside_the_pixel_centres():
     assert share_in_image(np.array([[0.1, 0.1, 1.0]] * 2), K, T, 100, 80) == 0.0          # no area
     below = np.array([[-0.1, 0.4, 1.0], [0.1, 0.6, 1.0]])    # v 80..100: past the last centre (79)
     assert share_in_image(below, K, T, 100, 80) == 0.0
+    wholly_left = np.array([[-0.7, 0.0, 1.0], [-0.6, 0.1, 1.0]])   # u -20..-10: no negative share
+    assert share_in_image(wholly_left, K, T, 100, 80) == 0.0

@@ -141,34 +141,30 @@ def test_wrong_way_riders_brake_through_a_shown_frame(drawn):
     assert len(riders) == 3
 
 
-def _share(spec, track_id: str, t: float) -> float:
-    """The share of the agent's 3-D box inside a 640 px frame at t, by hand: x_cam = R^T (X - C),
-    pixel = K x_cam / z, the corners' box clipped to [0, w - 1] x [0, h - 1]."""
+def _corners_share(spec, corners, t: float) -> float:
+    """The share of the corners' projected box inside a 640 px frame at t, by hand: x_cam =
+    R^T (X - C), pixel = K x_cam / z, the box clipped to [0, w - 1] x [0, h - 1]."""
     pose = camera_pose(spec.timeline.camera, t, 640)
     K, M = pose.K_array(), pose.cam_to_world_array()
-    X = (spec.timeline.agent(track_id).box_corners(t) - M[:3, 3]) @ M[:3, :3]
+    X = (np.asarray(corners, float) - M[:3, 3]) @ M[:3, :3]
     if np.any(X[:, 2] <= 0):
         return 0.0
     u, v = K[0, 0] * X[:, 0] / X[:, 2] + K[0, 2], K[1, 1] * X[:, 1] / X[:, 2] + K[1, 2]
     w, h = pose.width - 1, pose.height - 1
     inside = max(0.0, min(u.max(), w) - max(u.min(), 0.0)) * max(0.0, min(v.max(), h) - max(v.min(), 0.0))
     return inside / ((u.max() - u.min()) * (v.max() - v.min()))
+
+
+def _share(spec, track_id: str, t: float) -> float:
+    """The share of the agent's 3-D box in the image at t."""
+    return _corners_share(spec, spec.timeline.agent(track_id).box_corners(t), t)
 
 
 def _box_share(spec, arm: str, along: float, lat: float, size) -> float:
-    """_share's hand projection for a box of `size` square to the arm at (along, lat) at t = 0."""
+    """The share of a box of `size`, square to the arm at (along, lat) on the ground, in the image."""
     L, W, H = size
-    pose = camera_pose(spec.timeline.camera, 0.0, 640)
-    K, M = pose.K_array(), pose.cam_to_world_array()
-    corners = np.array([[*arm_point(spec.centre, arm, along + a, lat + b), z] for a in (-L / 2, L / 2)
-                        for b in (-W / 2, W / 2) for z in (0.0, H)])
-    X = (corners - M[:3, 3]) @ M[:3, :3]
-    if np.any(X[:, 2] <= 0):
-        return 0.0
-    u, v = K[0, 0] * X[:, 0] / X[:, 2] + K[0, 2], K[1, 1] * X[:, 1] / X[:, 2] + K[1, 2]
-    w, h = pose.width - 1, pose.height - 1
-    inside = max(0.0, min(u.max(), w) - max(u.min(), 0.0)) * max(0.0, min(v.max(), h) - max(v.min(), 0.0))
-    return inside / ((u.max() - u.min()) * (v.max() - v.min()))
+    return _corners_share(spec, [[*arm_point(spec.centre, arm, along + a, lat + b), z] for a in (-L / 2, L / 2)
+                                 for b in (-W / 2, W / 2) for z in (0.0, H)], 0.0)
 
 
 def test_kerb_walkers_walk_the_seen_kerb_past_the_stop_line(drawn):

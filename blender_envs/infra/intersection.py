@@ -10,11 +10,11 @@ The draw, in order (all of it plain data, no bpy):
   3. two or three event scripts on distinct arms and lanes (kinds in a drawn order, each on
      an arm where the camera sees its actors at the event: `EVENT_SPOTS`; a kind no arm
      allows is passed over), each a positive or a near negative: a red-light runner (or
-     one who crosses just before red), a late braker who
-     runs into a queued car (or stops just short), a late braker who stops past the stop
-     line (or just before it), a pedestrian who steps off the kerb as a car passes (gap
-     below the near-miss threshold or 1.3-2x it), a wrong-way cyclist (or one riding the
-     wrong way on the sidewalk), a jaywalker (or a walker along the kerb);
+     one who crosses just before red), a late braker who runs into a queued car (or stops
+     just short), a late braker who stops past the stop line (or just before it), a
+     pedestrian who steps off the kerb as a car passes (gap below the near-miss threshold
+     or 1.3-2x it), a wrong-way cyclist (or one riding the wrong way on the sidewalk), a
+     jaywalker (or a walker along the kerb);
   4. lane traffic on every lane a script does not own: cars (the RealityBench body styles
      and colours) and motorcycles following the Intelligent Driver Model and the signal,
      cyclists in the bike lanes; pedestrians crossing on the zebra crossings in their phase
@@ -689,7 +689,7 @@ def sample_scene(rng: np.random.Generator, scene_id: str, seed: int) -> Intersec
             continue
         arm = arms[int(rng.integers(len(arms)))]
         positive = bool(rng.random() < 0.6)
-        if kind == "jaywalk":
+        if kind == "jaywalk":                                    # it searches the traffic: placed last
             deferred.append((arm, positive))
             used_arms.add(arm)
             continue

@@ -175,6 +175,15 @@ def test_grants_at_the_clips_first_and_last_instant_are_badge_uses():
     assert [(e.type, e.t_start, e.t_end) for e in evs] == [("badge_use", 0.0, 2.0), ("badge_use", 0.0, 2.0)]
 
 
+def test_grants_outside_the_clip_are_no_badge_uses():
+    """A grant just after the clip's end (a script's episode running past it) or before its start,
+    with someone standing at the reader, gives no badge use (and no error: the person's stay is
+    only scanned within the clip); the one at the last instant still counts."""
+    p = _stander("person_1", (GEO.reader_xy[0], GEO.reader_xy[1] - 0.3))
+    assert _events([p], _door([OPEN]), [2.0 + 1e-6, -1e-6], t1=2.0) == []
+    assert [e.type for e in _events([p], _door([OPEN]), [2.0 + 1e-6, 2.0], t1=2.0)] == ["badge_use"]
+
+
 def test_a_grant_with_nobody_at_the_reader_is_skipped_and_the_next_one_counted():
     p = _person("person_1", Path(start=[GEO.reader_xy[0], GEO.reader_xy[1] - 5.0], heading_deg=90.0,
                                  segments=[Line(length=4.8)]), profile_from_phases(1.2, [("cruise", 60.0)]))

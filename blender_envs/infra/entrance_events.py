@@ -160,7 +160,8 @@ def door_events(agents: list[Agent], grants: list[float], g: DoorGeometry, t1: f
     people = [a for a in agents if a.category == "person"]
     (door,) = [a for a in agents if a.category == "door"]
     coarse = _Coarse(people, t1)
-    out = badge_uses(people, grants, g, coarse) + door_entries(people, door, grants, g, coarse, t1)
+    within = [gt for gt in grants if 0.0 <= gt <= t1]        # a grant outside the clip is no badge use in it
+    out = badge_uses(people, within, g, coarse) + door_entries(people, door, grants, g, coarse, t1)
     return sorted(out, key=lambda e: (e.t_start, e.type, e.actors))
 
 

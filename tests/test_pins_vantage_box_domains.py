@@ -4,12 +4,13 @@ trajectories, each test writes the frame objects (boxes, pixels, world centres) 
 
 T spec: intersection seed 1 of the "pins" stream as intersection-3 drew it (day; stored:
 stored_specs.py): car_1 black coupe, car_2 blue wagon, car_3 silver minivan, car_4 silver coupe,
-car_5 red sedan, car_6 green coupe, car_7 blue coupe, car_8 black sedan, motorcycle_1 black with a black-helmeted rider, bicycle_1 black frame and red
-helmet, bicycle_2 green frame and red helmet, person_1 black shirt / blue trousers, person_2
-blue / grey, person_3 grey / black.
-S spec: entrance seed 2 of the "pins" stream (day): person_1 black coat, black trousers, a red
-backpack, walking towards -y (at (-1.94, 15.02) at t = 2 s); person_2 beige coat, navy trousers,
-a black briefcase; person_3 green shirt, khaki trousers, a red briefcase; door_1.
+car_5 red sedan, car_6 green coupe, car_7 blue coupe, car_8 black sedan, motorcycle_1 black with
+a black-helmeted rider, bicycle_1 black frame and red helmet, bicycle_2 green frame and red
+helmet, person_1 black shirt / blue trousers, person_2 blue / grey, person_3 grey / black.
+S spec: entrance seed 2 of the "pins" stream as entrance-3 drew it (day; stored): person_1 black
+coat, black trousers, a red backpack, walking towards -y (at (-1.94, 15.02) at t = 2 s); person_2
+beige coat, navy trousers, a black briefcase; person_3 green shirt, khaki trousers, a red
+briefcase; door_1.
 """
 from __future__ import annotations
 
@@ -18,17 +19,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from blender_envs.infra import entrance
 from packagers.vantage_tasks import box_scene as B
 from packagers.vantage_tasks import object_localization as O
 from packagers.vantage_tasks import referring_expressions as R
 from packagers.vantage_tasks import spatial_pointing as P
-from render_farm.seeds import rng_for
-from stored_specs import stored_intersection
+from stored_specs import stored_entrance, stored_intersection
 
 W, H = 160, 120
 TSPEC = stored_intersection("intersection_pins_s1")
-SSPEC = entrance.sample_scene(rng_for("pins", 2), "s2", 2)
+SSPEC = stored_entrance("entrance_pins_s2")
 
 
 def cam_at(x, y, z):

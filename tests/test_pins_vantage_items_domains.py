@@ -9,18 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from blender_envs.infra import entrance
 from formats.vantage_item import TASKS
 from packagers import vantage_items as VI
 from packagers.vantage_tasks import box_scene, object_localization, referring_expressions, spatial_pointing
-from render_farm.seeds import rng_for
-from stored_specs import stored_intersection
+from stored_specs import stored_entrance, stored_intersection
 
 W, H = 160, 120
 CAM = {"K": [[1, 0, 0], [0, 1, 0], [0, 0, 1]], "cam_to_world": [[1, 0, 0, 0.0], [0, 1, 0, 0.0], [0, 0, 1, 5.0],
                                                                 [0, 0, 0, 1]], "width": W, "height": H}
 TSPEC = stored_intersection("intersection_pins_s1")      # car_1 black, car_5 red, car_2 blue, person_1
-SSPEC = entrance.sample_scene(rng_for("pins", 2), "s2", 2)          # three people, a door
+SSPEC = stored_entrance("entrance_pins_s2")          # three people, a door
 
 
 def obj(tid, box, xyz=(0.0, 0.0, 0.0)):

@@ -1,10 +1,10 @@
 """Pins of the four VANTAGE timeline task generators on the intersection (domain T) and the
 entrance (domain S), and of the per-environment vocabulary (packagers/vantage_tasks/
-timeline_vocab.py) that feeds them. No Blender: the entrance specs come from its sample_scene,
-the intersection specs are intersection-3's draws stored in tests/data/specs (stored_specs.py:
-the generator's later versions redraw them), and their events come from `events(spec)`, all
-worked out once at import (a mutation run's forked test processes share them). Each expected
-value is worked out from the looks, scripts and events listed here.
+timeline_vocab.py) that feeds them. No Blender: the specs are intersection-3's and
+entrance-3's draws stored in tests/data/specs (stored_specs.py: the generators' later versions
+redraw them), and their events come from `events(spec)`, worked out once at import (a mutation
+run's forked test processes share them). Each expected value is worked out from the looks,
+scripts and events listed here.
 
 Drawn specs (streams "test_intersection" / "test_entrance", as the env tests):
   intersection s1 (dusk, fog): car_1 silver minivan (runs the red: crosses 11.176739 s, red from
@@ -39,17 +39,13 @@ from packagers.vantage_tasks import timeline_clip as tc
 from packagers.vantage_tasks import timeline_vocab as tv
 from packagers.vantage_tasks import video_qa as vq
 from packagers.vantage_tasks.timeline_clip import Description, TimelineClip
-from render_farm.seeds import rng_for
-from stored_specs import stored_intersection
+from stored_specs import stored_entrance, stored_intersection
 
 MODULES = {"intersection": intersection, "entrance": entrance}
 
 
 def _draw(env: str, seed: int):
-    if env == "intersection":
-        spec = stored_intersection(f"intersection_test_s{seed}")
-    else:
-        spec = MODULES[env].sample_scene(rng_for(f"test_{env}", seed, "scene"), f"s{seed}", seed)
+    spec = (stored_intersection if env == "intersection" else stored_entrance)(f"{env}_test_s{seed}")
     return spec, tuple(MODULES[env].events(spec))
 
 

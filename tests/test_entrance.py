@@ -84,8 +84,10 @@ def _frame_inside(e) -> bool:
 
 def test_door_events_hold_a_shown_frame(drawn):
     """The episode's start puts its door events on the 8 shown frames (4.28 s apart): every
-    tailgating and unauthorized entry, and every badge use but a tailgating leader's, which ends
-    < 0.2 s before the tailgater's 0.9 s passage (one of the two holds a frame when it can)."""
+    tailgating and unauthorized entry and every badge use. A tailgating leader's badge use ends
+    < 0.2 s before the tailgater's 0.9 s passage; since entrance-4 it lasts 0.4-2.5 s at the reader
+    plus the walk through, so the start that shows the tailgating mostly shows it too (allowed to
+    miss: one of the two holds a frame when it can)."""
     assert E.SHOWN_TIMES == [f / FPS for f in (0, 128, 257, 385, 514, 642, 771, 899)]
     seen = Counter()
     for spec, evs in drawn:
@@ -95,7 +97,7 @@ def test_door_events_hold_a_shown_frame(drawn):
             assert _frame_inside(e) or led, (spec.scene_id, e)
             seen[(e.type, led, _frame_inside(e))] += 1
     assert seen == {("unauthorized_entry", False, True): 8, ("badge_use", False, True): 6,
-                    ("tailgating", False, True): 2, ("badge_use", True, True): 1, ("badge_use", True, False): 1}
+                    ("tailgating", False, True): 2, ("badge_use", True, True): 2}
 
 
 def _episode(args, rng, kind: str, t: float):
@@ -105,15 +107,17 @@ def _episode(args, rng, kind: str, t: float):
 
 
 def test_episode_start_moves_a_tailgating_onto_a_frame():
-    """From 1.5 s the passage (13.21-14.10 s) holds no frame; started 0.825 s earlier its middle is
-    the 12.83 s frame (everything in the episode moves with its start)."""
+    """From 1.5 s the passage (14.20-15.09 s) holds no frame; started 2.485 s later its middle is
+    the 17.13 s frame (everything in the episode moves with its start), and the leader's badge use
+    (11.94-16.66 s) holds the 12.83 s one."""
     args, rng = (8.0, 0.3, 1, 6.5), np.random.default_rng(3)
     before = _episode(args, rng, "tailgating", 1.5)
     s = E._episode_start(rng, E._entries, args, "tailgating", 1, 1.5)
     after = _episode(args, rng, "tailgating", s)
     assert [e.type for e in before] == [e.type for e in after] == ["badge_use", "tailgating"]
-    assert not _frame_inside(before[1]) and s == pytest.approx(0.675117, abs=1e-6)
-    assert 0.5 * (after[1].t_start + after[1].t_end) == pytest.approx(385 / FPS, abs=2e-6)
+    assert not _frame_inside(before[1]) and s == pytest.approx(3.985442, abs=1e-6)
+    assert 0.5 * (after[1].t_start + after[1].t_end) == pytest.approx(514 / FPS, abs=2e-6)
+    assert after[0].t_start < 385 / FPS < after[0].t_end
     assert after[1].t_start - before[1].t_start == pytest.approx(s - 1.5, abs=2e-6)
     # the draws do not depend on the start: the generator ends where it would have
     a, b = copy.deepcopy(rng), copy.deepcopy(rng)
@@ -256,7 +260,8 @@ def test_tailgater_crosses_inside_the_leaders_opening_and_the_near_negative_afte
                 assert s.planned["gap_m"] >= E.QUEUE_GAP_M[0]
             else:
                 assert cross[follow.track_id] > first_shut
-                assert 0.0 < s.planned["grant_after_shut_s"] < 3.0                 # just after it shut
+                # sets off <= 0.5 s after it shut, <= 2 s for the 1.0-1.5 m gap, <= 2.5 s at the reader
+                assert 0.0 < s.planned["grant_after_shut_s"] < 5.0
                 assert len(spec.grants) == 2
     assert seen[True] >= 1 and seen[False] >= 1
 

@@ -44,7 +44,9 @@ from geometry.timeline import Agent, Arc, Line, Path, PathTrajectory, SpeedProfi
 
 # -2: a furnished lobby (entrance_lobby: desk, seating, planters, windows, posters; tiles as texture)
 # -3: the door episode starts so that its events hold shown frames (`_episode_start`)
-GENERATOR_VERSION = "entrance-3"
+# -4: a person takes 0.4-2.5 s at the reader before the grant (was 0.4-0.8 s: a tailgating leader's
+#     badge use then mostly fell between frames)
+GENERATOR_VERSION = "entrance-4"
 DURATION_S = 30.0
 FRAMES_PER_CLIP = 8
 SHOWN_TIMES = ClipSpec(duration_s=DURATION_S, sampling={"kind": "uniform", "k": FRAMES_PER_CLIP}).timestamps()
@@ -59,6 +61,7 @@ STAND_M = 0.45                    # the badge spot: person centre this far in fr
 EGRESS_WAIT_M = 1.45              # a leaver waits this far behind the door (outside the leaf's sweep)
 QUEUE_GAP_M = (1.0, 1.5)          # a follower's distance behind the leader along the route
 OWN_BADGE_AFTER_S = (0.3, 1.5)    # near-negative tailgater: sets off this long after the door shut (grant later)
+BADGE_PRESENT_S = (0.4, 2.5)      # at the badge spot until the grant: finding and presenting the badge
 LOITER_POS_S = (1.5, 5.0)         # loiterers stay LOITER_S + this; near negatives LOITER_S - LOITER_NEG_S
 LOITER_NEG_S = (1.0, 3.0)
 REGION_X = (1.6, 4.6)             # the loiter region's x extent from the door centre (on side k)
@@ -401,9 +404,9 @@ def _shifted(path: Path, gap: float) -> Path:
 
 
 def _badge(door: _Door, walk: _Walk, rng) -> float:
-    """At the badge spot: the grant after 0.4-0.8 s; walk on once the door is fully open.
+    """At the badge spot: the grant after BADGE_PRESENT_S; walk on once the door is fully open.
     Returns the grant time."""
-    t_grant = _r(walk.t + rng.uniform(0.4, 0.8))
+    t_grant = _r(walk.t + rng.uniform(*BADGE_PRESENT_S))
     t_open, _ = door.grant_at(t_grant)
     walk.wait_until(t_open)
     walk.walk_on()

@@ -42,7 +42,8 @@ from geometry.timeline import Agent, Line, Path, PathTrajectory, Stationary, pro
 
 # -2: the entrance's furnished lobby (entrance-2); passers keep clear of furniture footprints
 # -3: the entrance-3 draw (its door episode timed onto shown frames)
-GENERATOR_VERSION = "entrance_crowd-3"
+# -4: the entrance-4 draw (0.4-2.5 s at the reader before the grant)
+GENERATOR_VERSION = "entrance_crowd-4"
 CROWD_MIN, CROWD_MEAN_EXTRA, CROWD_MAX = 20, 24.0, 120   # target = min(MAX, MIN + round(Exp(MEAN_EXTRA)))
 CONCOURSE_WALL_Y = (10.0, 18.0)    # the door wall farther (entrance: 5-11 m) ...
 CONCOURSE_HALF_WIDTH = (10.0, 14.0)  # ... and the lobby wider (entrance: 6-8 m): a concourse

@@ -138,6 +138,37 @@ def lib_versions() -> dict:
     return out
 
 
+def run_order(name: str, manifest: dict) -> tuple:
+    """A run's place on the card (env, stratum, directory name): independent of the order the
+    caller listed the runs in."""
+    return (str((manifest.get("fingerprint") or {}).get("env")), str((manifest.get("config") or {}).get("stratum")),
+            name)
+
+
+def runs_table(runs: list[tuple[str, dict]]) -> list[str]:
+    """The card's table of the runs exported, from each (run directory name, manifest.json) pair:
+    what regenerating the dataset byte for byte needs (generator, seed, quality, commit)."""
+    L = ["| env | stratum | generator version | root seed | quality | git commit |", "|---|---|---|---|---|---|"]
+    for _, m in sorted(runs, key=lambda run: run_order(*run)):
+        fp, cfg = m.get("fingerprint") or {}, m.get("config") or {}
+        seed = (m.get("seeds") or {}).get("root_seed", fp.get("seed"))
+        quality = (fp.get("quality") or {}).get("name", "")
+        L.append(f"| {fp.get('env', cfg.get('env'))} | {cfg.get('stratum', '')} | {fp.get('generator_version')} | "
+                 f"{seed} | {quality} | {m.get('git_commit')} |")
+    return L
+
+
+def quality_override_note(preset, runs: list[tuple[str, dict]]) -> list[str]:
+    """A card line when the runs were rendered at another quality than the benchmark file's preset
+    (`make benchmark QUALITY=preview`): the card must not pass a quick look off as the release."""
+    names = {((m.get("fingerprint") or {}).get("quality") or {}).get("name") for _, m in runs}
+    rendered = sorted({n or "unrecorded" for n in names})
+    if not runs or rendered == [str(preset)]:
+        return []
+    return [f"Rendered at quality {', '.join(f'`{q}`' for q in rendered)}, not the file's preset (a `--quality` "
+            "override): these are not the release's images.", ""]
+
+
 def read_card_header(root: str | Path) -> dict:
     """The card's front matter as a dict."""
     text = (Path(root) / CARD_FILE).read_text(encoding="utf-8")

@@ -283,6 +283,7 @@ def _card(infos: dict[str, DatasetInfo], runs: list[_Run], excluded: dict[str, i
     if benchmark:
         L += [f"Benchmark file: `{benchmark.get('benchmark', DATASET_NAME)}` version `{benchmark.get('version')}`, "
               f"root seed {benchmark.get('root_seed')}, quality preset `{benchmark.get('quality')}`.", "",
+              *layout.quality_override_note(benchmark.get("quality"), [(r.dir.name, r.manifest) for r in runs]),
               "| environment | planned random | planned positive | generator version (planned) |", "|---|---|---|---|"]
         for e, c in sorted((benchmark.get("environments") or {}).items()):
             L.append(f"| {e} | {c.get('random', 0)} | {c.get('positive', 0)} | "
@@ -292,15 +293,8 @@ def _card(infos: dict[str, DatasetInfo], runs: list[_Run], excluded: dict[str, i
           "does not print is ours and marked INFERRED in scenebench's `packagers/prompts/realitybench.yaml`: "
           "horizon_peak's set-level variant (it asks whether this one photo belongs in such a set), the grammar "
           "words of string, enum, list and circuit-entry keys, and the 10 body styles.", "",
-          "Runs exported (from each run's manifest.json):", "",
-          "| env | stratum | generator version | root seed | quality | git commit |", "|---|---|---|---|---|---|"]
-    for run in sorted(runs, key=_run_order):
-        m = run.manifest
-        fp, cfg = m.get("fingerprint") or {}, m.get("config") or {}
-        q = fp.get("quality") or {}
-        L.append(f"| {fp.get('env', cfg.get('env'))} | {cfg.get('stratum', '')} | {fp.get('generator_version')} | "
-                 f"{(m.get('seeds') or {}).get('root_seed', fp.get('seed'))} | {q.get('name', '')} | "
-                 f"{m.get('git_commit')} |")
+          "Runs exported (from each run's manifest.json):", ""]
+    L += layout.runs_table([(run.dir.name, run.manifest) for run in runs])
     schemes = sorted({str((r.manifest.get("seeds") or {}).get("scheme")) for r in runs})
     L += ["", f"Seed scheme: {'; '.join(schemes)}. Each row's `seed` is its frame seed.", ""]
     L += ["## Reproducibility", "", "Rows sorted by `id`; shards cut in id order when the next image would take a "
@@ -314,12 +308,6 @@ def _card(infos: dict[str, DatasetInfo], runs: list[_Run], excluded: dict[str, i
           "Acceptability labels are one scorer's reading of each requirement.", "",
           "## Attribution", "", "See `ATTRIBUTION.md` (generated from the asset manifest).", ""]
     return "\n".join(L)
-
-
-def _run_order(run: _Run) -> tuple:
-    """Card order independent of the order the caller listed the runs in."""
-    m = run.manifest
-    return (str((m.get("fingerprint") or {}).get("env")), str((m.get("config") or {}).get("stratum")), run.dir.name)
 
 
 def _attribution(manifest: dict) -> str:

@@ -105,6 +105,19 @@ def _inside(run_dir: Path, rel: str, what: str) -> Path:
         raise VantageExportError(str(exc)) from None
 
 
+def run_manifest(run_dir: Path) -> dict:
+    """The run's manifest.json: the card names each run's generator version, seed, quality and commit."""
+    import json
+
+    path = Path(run_dir) / "manifest.json"
+    if not path.is_file():
+        raise VantageExportError(f"{run_dir}: no manifest.json (the card needs its seeds and versions)")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise VantageExportError(f"{path}: unreadable manifest ({exc})") from None
+
+
 def clip_file(run_dir: Path, clip_id: str) -> dict:
     """The run store's clip file (docs/envs/calib_clip.md), read inside the run directory."""
     import json
@@ -192,7 +205,7 @@ def _boxes_line(n_boxes: list[int]) -> list[str]:
 
 
 def _card(infos: dict[str, DatasetInfo], counts: dict[str, dict[str, int]], benchmark: dict | None,
-          envs: dict[str, str], n_boxes: list[int] | None = None) -> str:
+          envs: dict[str, str], n_boxes: list[int] | None = None, runs: list[tuple[str, dict]] | None = None) -> str:
     tasks = [t for t in TASKS if t in infos]
     total = sum(sum(c.values()) for c in counts.values())
     header = {
@@ -221,6 +234,9 @@ def _card(infos: dict[str, DatasetInfo], counts: dict[str, dict[str, int]], benc
         L += [f"Benchmark file: `vantage` version `{benchmark.get('version')}`, root seed "
               f"{benchmark.get('root_seed')}, quality preset `{benchmark.get('quality')}`; clips planned: "
               + ", ".join(f"{e} {c.get('random', 0)}" for e, c in sorted(planned.items())) + ".", ""]
+        L += layout.quality_override_note(benchmark.get("quality"), runs or [])
+    if runs:
+        L += ["Runs exported (from each run's manifest.json):", "", *layout.runs_table(runs), ""]
     L += ["## Scoring", "", "`scenebench score` reports every metric twice: `strict` (the default, "
           "metrics.md's definitions) and `vantage` (the rules of the paper's official evaluation code, the only "
           "numbers comparable with its tables); see scenebench's docs/vantage-deviations.md.", "",
@@ -251,6 +267,7 @@ def export_vantage(items: Sequence[tuple[VantageItem, Path]], out_dir: str | Pat
     if not items:
         raise VantageExportError("no items to export (no clips, or no task found an item in them)")
     seen: dict[str, Path] = {}
+    manifests: dict[Path, dict] = {}
     by_task: dict[str, list[dict]] = {}
     envs: dict[str, str] = {}
     n_boxes: list[int] = []
@@ -258,6 +275,8 @@ def export_vantage(items: Sequence[tuple[VantageItem, Path]], out_dir: str | Pat
         if item.id in seen:
             raise VantageExportError(f"item {item.id} is built twice (from {seen[item.id]} and {run_dir})")
         seen[item.id] = run_dir
+        if Path(run_dir) not in manifests:
+            manifests[Path(run_dir)] = run_manifest(Path(run_dir))
         frames, video = media(item, Path(run_dir))
         if len(frames) != len(item.media.frame_numbers):
             raise VantageExportError(f"{item.id}: {len(frames)} frames for {len(item.media.frame_numbers)} frame numbers")
@@ -292,5 +311,6 @@ def export_vantage(items: Sequence[tuple[VantageItem, Path]], out_dir: str | Pat
                 download += len(data)
             rows_n[t] = len(rows)
             infos[t] = layout.dataset_info(FEATURES, {SPLIT: (n_bytes, len(rows), download)})
-        atomic.write_text(staging / layout.CARD_FILE, _card(infos, counts, benchmark, envs, n_boxes))
+        atomic.write_text(staging / layout.CARD_FILE, _card(infos, counts, benchmark, envs, n_boxes,
+                                                             [(d.name, m) for d, m in manifests.items()]))
     return VantageExportSummary(root=root, rows=rows_n, shards=shards, files=layout.list_files(root))

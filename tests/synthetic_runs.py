@@ -29,3 +29,9 @@ def ground_truth(env: str, i: int) -> dict:
         return {"reading_in": 3.25 + i / 16, "gap_in": 3.0 + i / 8, "tilted": i % 2 == 1,
                 "geometric_reading_in": 3.2 + i / 16}
     return {"reading_deg": 18.4 + i, "on_module": i % 3 != 0}
+
+
+def clip_manifest(env: str, quality: str = "preview", generator: str = "g-1", commit: str = "abc123") -> dict:
+    """The manifest.json fields an export card reads (render_farm writes many more)."""
+    return {"fingerprint": {"env": env, "generator_version": generator, "quality": {"name": quality}, "seed": 7},
+            "config": {"env": env, "stratum": "random"}, "seeds": {"root_seed": 7}, "git_commit": commit}

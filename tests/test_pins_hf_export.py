@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from formats import dataset_layout as layout
 from packagers import hf_export as hf
 from packagers.hf_export import plan_shards
 
@@ -59,11 +60,12 @@ def test_run_order():
             self.dir = Path("/o") / name
     runs = [R("tape_gap", "random", "z"), R("calib", "positive", "b"), R("calib", "positive", "a"),
             R("calib", "random", "c")]
-    assert [(r.manifest["fingerprint"]["env"], r.dir.name) for r in sorted(runs, key=hf._run_order)] == [
+    order = lambda r: layout.run_order(r.dir.name, r.manifest)  # noqa: E731
+    assert [(r.manifest["fingerprint"]["env"], r.dir.name) for r in sorted(runs, key=order)] == [
         ("calib", "a"), ("calib", "b"), ("calib", "c"), ("tape_gap", "z")]
     bare = R("x", "y", "n")
     bare.manifest = {}
-    assert hf._run_order(bare) == ("None", "None", "n")
+    assert order(bare) == ("None", "None", "n")
 
 
 # -- the card ---------------------------------------------------------------------------------------
@@ -121,6 +123,8 @@ Encoding: `keys` and `terms` are lists of structs (one shape across all configs)
 ## Dataset creation
 
 Benchmark file: `rb-test` version `v9`, root seed 42, quality preset `final`.
+
+Rendered at quality `preview`, `unrecorded`, not the file's preset (a `--quality` override): these are not the release's images.
 
 | environment | planned random | planned positive | generator version (planned) |
 |---|---|---|---|

@@ -15,7 +15,7 @@ from model_runs.predict import ClientConfig, build_payload
 from packagers.vantage_export import VantageExportError, export_vantage
 from render_farm.video import decode_mp4, encode_mp4
 from scorers.vantage_dataset import VantageDataError, find_root, load_items
-from synthetic_runs import flat_jpeg
+from synthetic_runs import clip_manifest, flat_jpeg
 
 
 W, H = 64, 48
@@ -38,6 +38,7 @@ def run(tmp_path) -> Path:
     arrays = [np.asarray(PILImage.open(d / f["image"]).convert("RGB")) for f in frames]
     (d / "clips" / "c0.mp4").write_bytes(encode_mp4(arrays, NUMBERS, 30))
     (d / "clips" / "c0.json").write_text(json.dumps({"clip_id": "c0", "frames": frames, "video": "clips/c0.mp4"}))
+    (d / "manifest.json").write_text(json.dumps(clip_manifest("warehouse")))
     return d
 
 

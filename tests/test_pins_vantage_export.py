@@ -386,3 +386,15 @@ def test_pngs_are_zlib_level_6_and_decode_to_the_frame():
     assert idat[:2] == b"\x78\x9c"
     assert np.array_equal(np.asarray(Image.open(io.BytesIO(data)).convert("RGB")), rgb)
     assert _png(rgb) == data
+
+
+def test_the_export_log_names_tasks_without_items_and_runs_that_gave_none(tmp_path):
+    from scenebench.benchmarks.vantage import nothing_from
+
+    a, b, c = tmp_path / "warehouse", tmp_path / "warehouse_sot", tmp_path / "intersection_forward"
+    items = [(ev_item(0), a), (ol_item(), str(a)), (ev_item(1), a)]       # a run directory given as text too
+    assert nothing_from([a, b, str(c)], items, ["event_verification", "single_object_tracking", "spatial_pointing",
+                                                "object_localization"]) == [
+        "scenebench:   single_object_tracking: 0 items", "scenebench:   spatial_pointing: 0 items",
+        f"scenebench: no item from {c}, {b} (their clips gave none for the tasks asked)"]
+    assert nothing_from([a], items, ["event_verification"]) == []

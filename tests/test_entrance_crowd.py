@@ -26,8 +26,9 @@ from render_farm.seeds import rng_for
 SEEDS = range(4)
 # (target, placed, walkers) of the four test draws: a change to the draw shows here first
 # (entrance_crowd-2: the targets are the same draws; placed/walkers moved with the lobby's furniture;
-# entrance_crowd-3: seed 1 places 22, not 23, as its door episode starts later)
-PINNED = [(109, 30, 9), (38, 22, 7), (30, 29, 3), (88, 36, 6)]
+# entrance_crowd-3: seed 1 places 22, not 23, as its door episode starts later; entrance_crowd-5: the
+# bigger concourse changes the entrance part's draws before the crowd, so every target differs)
+PINNED = [(27, 27, 4), (25, 25, 6), (59, 50, 5), (33, 33, 6)]
 
 
 def _spec(seed: int) -> C.EntranceCrowdSpec:
@@ -71,7 +72,8 @@ def test_counts_are_pinned_and_in_range(drawn):
         assert [a.track_id for a in s.timeline.agents][-s.crowd.placed:] == s.crowd.passers   # drawn last
         assert all(s.looks[t].kind == "person" for t in s.crowd.passers)
     targets = [C.crowd_target(rng_for("crowd_target", i)) for i in range(2000)]
-    assert 41.0 <= np.mean(targets) <= 47.0 and min(targets) == C.CROWD_MIN and max(targets) >= 110
+    # E[min(120, 20 + Exp(30))] = 20 + 30 (1 - e^(-100/30)) = 48.9, sd of the mean 0.7
+    assert 47.0 <= np.mean(targets) <= 51.0 and min(targets) == C.CROWD_MIN and max(targets) == C.CROWD_MAX
 
 
 def test_the_crowd_is_drawn_after_the_whole_entrance_draw(drawn):

@@ -7,7 +7,7 @@ by parameter, CONCOURSE_*), followed by the crowd, drawn last from the same gene
 entrance's own draws (default ranges) and pins are untouched. A crowd clip of a seed is not
 the entrance clip of that seed: the farm seeds draws by environment name.
 
-The crowd: a target count of 20 + Exp(24) passers (mean 44, capped at CROWD_MAX), each
+The crowd: a target count of 20 + Exp(30) passers (mean 50, capped at CROWD_MAX), each
 standing still or standing, walking 2-8 m in a straight line and standing again, with a look
 from the entrance's palettes, proposed at the floor point under a uniformly drawn pixel.
 Passers are placed one by one by rejection; a proposal is kept only if, at every time of a
@@ -43,10 +43,12 @@ from geometry.timeline import Agent, Line, Path, PathTrajectory, Stationary, pro
 # -2: the entrance's furnished lobby (entrance-2); passers keep clear of furniture footprints
 # -3: the entrance-3 draw (its door episode timed onto shown frames)
 # -4: the entrance-4 draw (0.4-2.5 s at the reader before the grant)
-GENERATOR_VERSION = "entrance_crowd-4"
-CROWD_MIN, CROWD_MEAN_EXTRA, CROWD_MAX = 20, 24.0, 120   # target = min(MAX, MIN + round(Exp(MEAN_EXTRA)))
-CONCOURSE_WALL_Y = (10.0, 18.0)    # the door wall farther (entrance: 5-11 m) ...
-CONCOURSE_HALF_WIDTH = (10.0, 14.0)  # ... and the lobby wider (entrance: 6-8 m): a concourse
+# -5: a bigger concourse (14-26 m deep, 24-36 m wide; was 10-18 and 20-28) and targets of mean 50
+#     (was 44): 41 people a frame on average, up to 105 (was 28, up to 66; the paper: 43.6, up to 100+)
+GENERATOR_VERSION = "entrance_crowd-5"
+CROWD_MIN, CROWD_MEAN_EXTRA, CROWD_MAX = 20, 30.0, 120   # target = min(MAX, MIN + round(Exp(MEAN_EXTRA)))
+CONCOURSE_WALL_Y = (14.0, 26.0)    # the door wall farther (entrance: 5-11 m) ...
+CONCOURSE_HALF_WIDTH = (12.0, 18.0)  # ... and the lobby wider (entrance: 6-8 m): a concourse
 ATTEMPTS_PER_PASSER = 40
 WALKER_P = 0.5                     # a proposal walks (else it stands all clip)
 WALK_M = (2.0, 8.0)

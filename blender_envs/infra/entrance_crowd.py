@@ -7,7 +7,7 @@ by parameter, CONCOURSE_*), followed by the crowd, drawn last from the same gene
 entrance's own draws (default ranges) and pins are untouched. A crowd clip of a seed is not
 the entrance clip of that seed: the farm seeds draws by environment name.
 
-The crowd: a target count of 20 + Exp(30) passers (mean 50, capped at CROWD_MAX), each
+The crowd: a target count of 20 + Exp(30) passers (mean 49, capped at CROWD_MAX), each
 standing still or standing, walking 2-8 m in a straight line and standing again, with a look
 from the entrance's palettes, proposed at the floor point under a uniformly drawn pixel.
 Passers are placed one by one by rejection; a proposal is kept only if, at every time of a
@@ -43,7 +43,7 @@ from geometry.timeline import Agent, Line, Path, PathTrajectory, Stationary, pro
 # -2: the entrance's furnished lobby (entrance-2); passers keep clear of furniture footprints
 # -3: the entrance-3 draw (its door episode timed onto shown frames)
 # -4: the entrance-4 draw (0.4-2.5 s at the reader before the grant)
-# -5: a bigger concourse (14-26 m deep, 24-36 m wide; was 10-18 and 20-28) and targets of mean 50
+# -5: a bigger concourse (14-26 m deep, 24-36 m wide; was 10-18 and 20-28) and targets of mean 49
 #     (was 44): 41 people a frame on average, up to 105 (was 28, up to 66; the paper: 43.6, up to 100+)
 GENERATOR_VERSION = "entrance_crowd-5"
 CROWD_MIN, CROWD_MEAN_EXTRA, CROWD_MAX = 20, 30.0, 120   # target = min(MAX, MIN + round(Exp(MEAN_EXTRA)))

@@ -105,30 +105,28 @@ def _inside(run_dir: Path, rel: str, what: str) -> Path:
         raise VantageExportError(str(exc)) from None
 
 
-def run_manifest(run_dir: Path) -> dict:
-    """The run's manifest.json: the card names each run's generator version, seed, quality and commit."""
+def _json_file(path: Path, missing: str, what: str) -> dict:
+    """A run store's JSON file; `missing` is the error when it is not there."""
     import json
 
-    path = Path(run_dir) / "manifest.json"
     if not path.is_file():
-        raise VantageExportError(f"{run_dir}: no manifest.json (the card needs its seeds and versions)")
+        raise VantageExportError(missing)
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise VantageExportError(f"{path}: unreadable manifest ({exc})") from None
+        raise VantageExportError(f"{path}: unreadable {what} ({exc})") from None
+
+
+def run_manifest(run_dir: Path) -> dict:
+    """The run's manifest.json: the card names each run's generator version, seed, quality and commit."""
+    return _json_file(Path(run_dir) / "manifest.json",
+                      f"{run_dir}: no manifest.json (the card needs its seeds and versions)", "manifest")
 
 
 def clip_file(run_dir: Path, clip_id: str) -> dict:
     """The run store's clip file (docs/envs/calib_clip.md), read inside the run directory."""
-    import json
-
     path = _inside(run_dir, f"clips/{clip_id}.json", f"clip {clip_id}")
-    if not path.is_file():
-        raise VantageExportError(f"{path}: clip file of {clip_id} missing")
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise VantageExportError(f"{path}: unreadable clip file ({exc})") from None
+    return _json_file(path, f"{path}: clip file of {clip_id} missing", "clip file")
 
 
 def clip_media(item: VantageItem, run_dir: Path) -> tuple[list[bytes], bytes | None]:

@@ -635,3 +635,7 @@ def test_share_in_image_is_the_projected_box_area_inside_the_pixel_centres():
     assert share_in_image(below, K, T, 100, 80) == 0.0
     wholly_left = np.array([[-0.7, 0.0, 1.0], [-0.6, 0.1, 1.0]])   # u -20..-10: no negative share
     assert share_in_image(wholly_left, K, T, 100, 80) == 0.0
+    top = np.array([[0.0, -0.6, 1.0], [0.1, -0.2, 1.0]])     # v -20..20: cut at the first row's centre, v = 0
+    assert share_in_image(top, K, T, 100, 80) == pytest.approx(0.5)
+    speck = np.array([[0.0, 0.0, 1.0], [0.005, 0.005, 1.0]])   # 0.5 x 0.5 px, inside: its whole area counts
+    assert share_in_image(speck, K, T, 100, 80) == pytest.approx(1.0)
